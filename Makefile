@@ -1,0 +1,42 @@
+# Convenience front end to CMake. Every target first makes sure the Debian
+# packages are installed (tools/install-deps.sh is a no-op when they are).
+BUILD   ?= build
+JOBS    ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+.PHONY: all deps configure build demo test bench static reproduce clean
+
+all: build
+
+deps:
+	@tools/install-deps.sh
+
+configure: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+# The main job on a bundled KB: train, evaluate, print induced rules and a proof.
+demo: build
+	@tools/demo.sh $(BUILD)/ntp
+
+test: build
+	@cd $(BUILD) && ctest --output-on-failure
+
+bench: configure
+	@tools/install-deps.sh --bench
+	@cmake -S . -B $(BUILD) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS) --target bench
+	@echo "benchmarks built in $(BUILD)/: run $(BUILD)/bench_tape, $(BUILD)/bench_ann --help"
+
+static: deps
+	@cmake -S . -B $(BUILD)-static -DCMAKE_BUILD_TYPE=Release -DNTP_STATIC=ON >/dev/null
+	@cmake --build $(BUILD)-static -j $(JOBS) --target ntp
+	@file $(BUILD)-static/ntp
+
+reproduce: build
+	@tools/reproduce.sh $(BUILD)/ntp
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-static

@@ -1,0 +1,84 @@
+// autodiff/ops.h: every differentiable operation the prover needs.
+//
+// Each op is a free function that checks shapes (throwing ShapeError naming
+// the op and both shapes), computes its value, and appends one node to the
+// tape. Its backward rule lives beside it in ops_<group>.cpp. Shapes are
+// written (rows, cols); "n" is a row count, "d" an embedding dimension.
+#pragma once
+
+#include "autodiff/tape.h"
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ad {
+
+// Thrown when an op's inputs have shapes it cannot combine.
+struct ShapeError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+// ---- gathers (ops_gather.cpp) ---------------------------------------------
+// Rows `rows` of a parameter table: (rows.size(), dim). Backward scatter-adds
+// into the table's gradient (a row gathered twice receives both gradients).
+Var gather(Tape& t, Parameter& table, const std::vector<Index>& rows);
+// Rows `rows` of a node: (rows.size(), cols). Repeating rows is how a goal is
+// broadcast against the k facts retrieved for it.
+Var gather_rows(Tape& t, Var x, const std::vector<Index>& rows);
+// Side by side: (n, c1 + c2 + ...). All inputs need the same row count.
+Var concat_cols(Tape& t, const std::vector<Var>& xs);
+// Stacked: (n1 + n2 + ..., c). All inputs need the same column count.
+Var concat_rows(Tape& t, const std::vector<Var>& xs);
+// Columns [begin, begin + count) of x: (n, count).
+Var slice_cols(Tape& t, Var x, Index begin, Index count);
+
+// ---- element-wise (ops_elementwise.cpp) -----------------------------------
+Var add(Tape& t, Var a, Var b);          // a + b, same shape
+Var sub(Tape& t, Var a, Var b);          // a - b, same shape
+Var mul(Tape& t, Var a, Var b);          // a * b element-wise, same shape
+Var scale(Tape& t, Var a, Scalar c);     // c * a
+Var exp(Tape& t, Var a);                 // e^a
+// Element-wise minimum of several same-shape inputs. The gradient goes to the
+// input holding the minimum; on a tie, to the first such input (lowest
+// argument position), so exactly one input receives each gradient entry.
+Var min(Tape& t, const std::vector<Var>& xs);
+Var max(Tape& t, Var a, Var b);          // element-wise, ties to `a`
+
+// ---- reductions (ops_reduce.cpp) --------------------------------------------
+Var sum(Tape& t, Var x);                 // (1, 1)
+Var mean(Tape& t, Var x);                // (1, 1)
+// Maximum over consecutive row segments of a column vector: x is (n, 1) and
+// `segment_sizes` (each >= 1) sum to n; the result is (segments, 1). The
+// gradient goes to the arg-max of each segment, the first one on a tie.
+Var segment_max(Tape& t, Var x, const std::vector<Index>& segment_sizes);
+// The same with every segment of size k: (n, 1) -> (n / k, 1).
+Var segment_max(Tape& t, Var x, Index k);
+
+// ---- distances and the kernel (ops_kernel.cpp) ----------------------------
+// Squared distances are clipped to [kMinSquaredDistance, kMaxSquaredDistance]
+// before the square root: ‖·‖ has no gradient at 0, and far-apart points
+// would otherwise give kernels that underflow. Clipped entries get no gradient.
+inline constexpr Scalar kMinSquaredDistance = 1e-6;
+inline constexpr Scalar kMaxSquaredDistance = 1e3;
+// Row-wise Euclidean norm: (n, d) -> (n, 1).
+Var l2_norm_rows(Tape& t, Var x);
+// The RBF kernel of NTP, fused: k(x_i, y_i) = exp(-‖x_i - y_i‖), (n, d) x (n, d) -> (n, 1).
+Var rbf_kernel(Tape& t, Var x, Var y);
+
+// ---- linear algebra (ops_linalg.cpp) ----------------------------------------
+Var matmul(Tape& t, Var a, Var b);       // (n, m) x (m, p) -> (n, p)
+Var softmax_rows(Tape& t, Var x);        // row-wise softmax, same shape
+
+// ---- losses (ops_loss.cpp) ----------------------------------------------------
+inline constexpr Scalar kMinProbability = 1e-10;
+Var log_sigmoid(Tape& t, Var x);         // log(1 / (1 + e^-x)), element-wise, stable
+// Mean binary cross-entropy of probabilities p (n, 1) against 0/1 labels (n):
+// -mean(y log p + (1 - y) log(1 - p)), with p clipped to [1e-10, 1] and 1 - p
+// to [1e-10, 1]. Clipped entries get no gradient. Result (1, 1).
+Var binary_cross_entropy(Tape& t, Var p, const std::vector<Scalar>& labels);
+
+// Shape text "(r, c)" for error messages.
+std::string shape_of(const Matrix& m);
+
+}  // namespace ad

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian packages ntp needs to build and test, and nothing else.
+# Does nothing (and needs no network) when they are all present.
+# Usage: tools/install-deps.sh [--bench]   (--bench adds hnswlib and hyperfine,
+#        which only the benchmark programs use)
+set -euo pipefail
+
+packages=(g++ cmake make pkg-config libeigen3-dev libnanoflann-dev doctest-dev libcxxopts-dev)
+if [[ "${1:-}" == "--bench" ]]; then
+  packages+=(libhnswlib-dev hyperfine)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "install-deps: installing ${missing[*]}" >&2
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
