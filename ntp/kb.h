@@ -91,7 +91,9 @@ struct KnowledgeBase {
   std::unordered_set<Atom, AtomHash> fact_set_;
 };
 
-// "p(a, b)" for an atom, and "#1(X, Y) :- #2(Y, X)" style for a template.
+// "p(a, b)" for an atom, and "#1(X, Y) :- #2(Y, X)" style for a template
+// (without its copy count).
 std::string to_string(const KnowledgeBase& kb, const Atom& atom);
+std::string to_string(const KnowledgeBase& kb, const Template& t);
 
 }  // namespace ntp

@@ -53,7 +53,9 @@ std::vector<LabelledAtom> read_labelled_tsv(const std::string& path, KnowledgeBa
 std::vector<LabelledAtom> read_labelled_tsv(std::istream& in, const std::string& name, KnowledgeBase& kb, NewSymbols policy);
 
 // Rule templates from .nlt or .pl (chosen by extension). Fixed predicates and
-// constants in rules must already be in the KB (read the facts first).
+// constants in rules must already be in the KB (read the facts first): a
+// fixed predicate used with another arity than in kb.facts is an error.
+// Returns them in file order; does not add them to kb.templates.
 std::vector<Template> read_templates(const std::string& path, KnowledgeBase& kb);
 std::vector<Template> read_templates_nlt(std::istream& in, const std::string& name, KnowledgeBase& kb);
 std::vector<Template> read_templates_pl(std::istream& in, const std::string& name, KnowledgeBase& kb);

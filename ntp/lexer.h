@@ -1,0 +1,111 @@
+// ntp/lexer.h: the tokenizer and token cursor shared by the .nl, .nlt and .pl
+// readers and parse_atom (internal to the parsers; not part of the public API).
+//
+// Names are runs of anything but blanks and the punctuation `( ) , : % < >`;
+// a `.` belongs to a name when another name character follows it (FB15k
+// relations contain dots), so the `.` ending `p(a, b).` is its own token.
+// Columns count UTF-8 code points, 1-based.
+#pragma once
+
+#include "ntp/kb.h"
+#include "ntp/parse.h"
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ntp {
+namespace lex {
+
+enum class TokenKind { Name, LParen, RParen, Comma, Dot, Implies, Less, Greater, End };
+
+struct Token {
+  TokenKind kind = TokenKind::End;
+  std::string text;
+  int line = 0, column = 0;          // where the token starts
+  int end_line = 0, end_column = 0;  // just after its last character
+};
+
+// Splits `text` into tokens, the last one End. Line numbers start at
+// `first_line`. With `comments`, `%` starts a comment that runs to the end
+// of the line. Throws ParseError on a character that cannot start a token.
+std::vector<Token> tokenize(const std::string& text, const std::string& file, int first_line, bool comments);
+
+// Variables start with an upper-case ASCII letter or `_`.
+inline bool is_variable_name(const std::string& name) {
+  return !name.empty() && ((name[0] >= 'A' && name[0] <= 'Z') || name[0] == '_');
+}
+
+// "'abc'", "'('", "end of file", ...: a token as an error message shows it.
+std::string describe(const Token& t);
+
+// Reads a token list front to back, throwing ParseErrors that point at the
+// offending token, or, when that token is on a later line than the last one
+// read (or is End), just after the last token read: a missing `.` or `)` is
+// reported where it was due.
+class Cursor {
+ public:
+  Cursor(std::vector<Token> tokens, std::string file);
+
+  const Token& peek() const { return tokens_[pos_]; }
+  const Token& peek_after() const { return tokens_[pos_ + 1 < tokens_.size() ? pos_ + 1 : pos_]; }  // one further
+  const Token& next();
+  bool at_end() const { return peek().kind == TokenKind::End; }
+  bool accept(TokenKind kind);  // consumes the next token if it is of `kind`
+  // Consumes a token of `kind`, or fails with "<problem> (expected <expected>)",
+  // where the problem describes what was found instead.
+  const Token& expect(TokenKind kind, const std::string& expected);
+  // Fails at the next token: "found X (expected <expected>)", with the
+  // special cases of a missing token at the end of a line and a stray `)`.
+  [[noreturn]] void fail_unexpected(const std::string& expected) const;
+  // Fails at the next token (or after the last one, as above) with `what`.
+  [[noreturn]] void fail_here(const std::string& what) const;
+  [[noreturn]] void fail_at(const Token& at, const std::string& what) const;
+  // True when the next token is End or starts on a later line than the last one read.
+  bool at_line_end() const;
+  const std::string& file() const { return file_; }
+
+ private:
+
+  std::vector<Token> tokens_;
+  std::string file_;
+  std::size_t pos_ = 0;
+};
+
+// The syntax of one atom, `name(arg, ..., arg)`, before its names are resolved.
+struct RawAtom {
+  Token predicate;
+  std::vector<Token> args;
+};
+RawAtom parse_raw_atom(Cursor& cursor);
+
+// Resolves names against a vocabulary without changing it: a name missing
+// from the vocabulary gets the id it will have once commit() interns the new
+// names in order (or -1 under NewSymbols::Refuse). This is what keeps a file
+// that fails to parse from adding anything to the KB.
+class PendingSymbols {
+ public:
+  PendingSymbols(const Vocabulary& vocab, NewSymbols policy) : vocab_(vocab), policy_(policy) {}
+  int lookup(const std::string& name);
+  void commit(Vocabulary& vocab) const;
+
+ private:
+  const Vocabulary& vocab_;
+  NewSymbols policy_;
+  std::vector<std::string> new_names_;
+  std::unordered_map<std::string, int> new_ids_;
+};
+
+// Whole contents of a stream; of a file, throwing ParseError naming the path
+// if it cannot be opened.
+std::string read_all(std::istream& in);
+std::string read_file(const std::string& path);
+
+bool has_extension(const std::string& path, const std::string& ext);
+
+// The value of a token such as `20` (a copy count), or -1 unless it is a
+// positive decimal integer that fits in an int.
+int parse_positive_int(const std::string& text);
+
+}  // namespace lex
+}  // namespace ntp

@@ -1,0 +1,215 @@
+// ntp/parse_facts.cpp: ground facts from .nl (`p(a, b).`) and .tsv
+// (`s<TAB>p<TAB>o`, optionally with a 1/-1 label), and parse_atom.
+//
+// Every reader resolves names through PendingSymbols and interns the new
+// ones only after the whole input parsed, so a failure leaves the KB as it was.
+#include "ntp/lexer.h"
+#include "ntp/parse.h"
+
+#include <sstream>
+#include <unordered_map>
+
+namespace ntp {
+namespace {
+
+using lex::Cursor;
+using lex::PendingSymbols;
+using lex::RawAtom;
+using lex::Token;
+using lex::TokenKind;
+
+std::string position(const Token& t) { return std::to_string(t.line) + ":" + std::to_string(t.column); }
+
+// The names of a .nl fact, resolved: no slots, no variables, and (under
+// NewSymbols::Refuse) only symbols the KB already has.
+Atom resolve_fact(const RawAtom& raw, PendingSymbols& predicates, PendingSymbols& constants, const Cursor& cursor) {
+  Atom atom;
+  const Token& p = raw.predicate;
+  if (p.text[0] == '#') cursor.fail_at(p, "slot '" + p.text + "' in a fact (expected a predicate name)");
+  atom.predicate = predicates.lookup(p.text);
+  if (atom.predicate < 0) cursor.fail_at(p, "unknown predicate '" + p.text + "' (expected a predicate already in the KB)");
+  for (const Token& arg : raw.args) {
+    if (lex::is_variable_name(arg.text)) {
+      cursor.fail_at(arg, "variable '" + arg.text +
+                              "' in a fact (expected a constant; variables start with an upper-case letter or '_')");
+    }
+    const int id = constants.lookup(arg.text);
+    if (id < 0) cursor.fail_at(arg, "unknown constant '" + arg.text + "' (expected a constant already in the KB)");
+    atom.args.push_back(id);
+  }
+  return atom;
+}
+
+// One tab-separated field and its 1-based column (in code points).
+struct Field {
+  std::string text;
+  int column = 0;
+};
+
+int column_at(const std::string& line, std::size_t byte) {
+  int column = 1;
+  for (std::size_t i = 0; i < byte && i < line.size(); ++i) {
+    if ((static_cast<unsigned char>(line[i]) & 0xC0) != 0x80) ++column;
+  }
+  return column;
+}
+
+// Calls visit(line_number, fields) for each non-blank line of a TSV text,
+// after checking it has exactly `names.size()` non-empty fields.
+template <typename Visit>
+void for_each_tsv_row(const std::string& text, const std::string& file, const std::vector<std::string>& names,
+                      Visit visit) {
+  std::string layout;
+  for (const std::string& n : names) layout += (layout.empty() ? "" : "<TAB>") + n;
+  std::istringstream in(text);
+  std::string line;
+  const char* blanks = " \r\f\v";
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.find_first_not_of(" \t\r\f\v") == std::string::npos) continue;
+    std::vector<Field> fields;
+    std::size_t start = 0;
+    while (true) {
+      const std::size_t tab = line.find('\t', start);
+      const std::size_t end = tab == std::string::npos ? line.size() : tab;
+      const std::size_t first = line.find_first_not_of(blanks, start);
+      Field f;
+      if (first < end) {
+        f.text = line.substr(first, line.find_last_not_of(blanks, end - 1) - first + 1);
+        f.column = column_at(line, first);
+      } else {
+        f.column = column_at(line, start);
+      }
+      fields.push_back(f);
+      if (tab == std::string::npos) break;
+      start = tab + 1;
+    }
+    if (fields.size() != names.size()) {
+      const int column = fields.size() > names.size() ? fields[names.size()].column : column_at(line, line.size());
+      throw ParseError(file, number, column,
+                       "found " + std::to_string(fields.size()) + " tab-separated columns (expected " +
+                           std::to_string(names.size()) + ": " + layout + ")");
+    }
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      if (fields[i].text.empty()) {
+        throw ParseError(file, number, fields[i].column, "empty " + names[i] + " column (expected a name)");
+      }
+    }
+    visit(number, fields);
+  }
+}
+
+// Resolves a `s<TAB>p<TAB>o` row to the atom p(s, o).
+Atom resolve_triple(const std::string& file, int line, const std::vector<Field>& f, PendingSymbols& predicates,
+                    PendingSymbols& constants) {
+  auto need = [&](int id, const Field& field, const char* kind) {
+    if (id < 0) {
+      throw ParseError(file, line, field.column,
+                       std::string("unknown ") + kind + " '" + field.text + "' (expected a " + kind +
+                           " already in the KB)");
+    }
+    return id;
+  };
+  Atom atom;
+  const int s = need(constants.lookup(f[0].text), f[0], "constant");
+  atom.predicate = need(predicates.lookup(f[1].text), f[1], "predicate");
+  const int o = need(constants.lookup(f[2].text), f[2], "constant");
+  atom.args = {s, o};
+  return atom;
+}
+
+}  // namespace
+
+std::vector<Atom> read_facts_nl(std::istream& in, const std::string& name, KnowledgeBase& kb, NewSymbols policy) {
+  Cursor cursor(lex::tokenize(lex::read_all(in), name, 1, true), name);
+  PendingSymbols predicates(kb.predicates, policy), constants(kb.constants, policy);
+  std::unordered_map<int, Token> first_use;  // predicate id -> its first occurrence, for arity checks
+  std::unordered_map<int, std::size_t> arity;
+  std::vector<Atom> facts;
+  while (!cursor.at_end()) {
+    const RawAtom raw = lex::parse_raw_atom(cursor);
+    if (cursor.peek().kind != TokenKind::Dot) {
+      if (cursor.at_line_end()) cursor.fail_here("missing '.' at the end of the fact (expected '.')");
+      cursor.fail_unexpected("'.' at the end of the fact");
+    }
+    cursor.next();
+    Atom atom = resolve_fact(raw, predicates, constants, cursor);
+    if (arity.emplace(atom.predicate, raw.args.size()).second) first_use.emplace(atom.predicate, raw.predicate);
+    const std::size_t expected = arity.at(atom.predicate);
+    if (expected != raw.args.size()) {
+      cursor.fail_at(raw.predicate, "predicate '" + raw.predicate.text + "' has " + std::to_string(raw.args.size()) +
+                                        " arguments here but " + std::to_string(expected) + " at " +
+                                        position(first_use.at(atom.predicate)) + " (expected " +
+                                        std::to_string(expected) + " arguments)");
+    }
+    facts.push_back(std::move(atom));
+  }
+  if (facts.empty()) throw ParseError(name, 0, 0, "no facts in the file (expected at least one fact such as 'p(a, b).')");
+  predicates.commit(kb.predicates);
+  constants.commit(kb.constants);
+  return facts;
+}
+
+std::vector<Atom> read_facts_tsv(std::istream& in, const std::string& name, KnowledgeBase& kb, NewSymbols policy) {
+  PendingSymbols predicates(kb.predicates, policy), constants(kb.constants, policy);
+  std::vector<Atom> facts;
+  for_each_tsv_row(lex::read_all(in), name, {"subject", "predicate", "object"},
+                   [&](int line, const std::vector<Field>& f) {
+                     facts.push_back(resolve_triple(name, line, f, predicates, constants));
+                   });
+  if (facts.empty()) {
+    throw ParseError(name, 0, 0, "no triples in the file (expected lines such as 'a<TAB>p<TAB>b')");
+  }
+  predicates.commit(kb.predicates);
+  constants.commit(kb.constants);
+  return facts;
+}
+
+std::vector<LabelledAtom> read_labelled_tsv(std::istream& in, const std::string& name, KnowledgeBase& kb,
+                                            NewSymbols policy) {
+  PendingSymbols predicates(kb.predicates, policy), constants(kb.constants, policy);
+  std::vector<LabelledAtom> out;
+  for_each_tsv_row(lex::read_all(in), name, {"subject", "predicate", "object", "label"},
+                   [&](int line, const std::vector<Field>& f) {
+                     LabelledAtom la;
+                     la.atom = resolve_triple(name, line, f, predicates, constants);
+                     if (f[3].text == "1" || f[3].text == "+1") {
+                       la.label = 1;
+                     } else if (f[3].text == "-1") {
+                       la.label = -1;
+                     } else {
+                       throw ParseError(name, line, f[3].column, "bad label '" + f[3].text + "' (expected 1 or -1)");
+                     }
+                     out.push_back(std::move(la));
+                   });
+  if (out.empty()) {
+    throw ParseError(name, 0, 0, "no labelled triples in the file (expected lines such as 'a<TAB>p<TAB>b<TAB>1')");
+  }
+  predicates.commit(kb.predicates);
+  constants.commit(kb.constants);
+  return out;
+}
+
+Atom parse_atom(const std::string& text, const KnowledgeBase& kb) {
+  const std::string name = "atom";
+  Cursor cursor(lex::tokenize(text, name, 1, false), name);
+  const RawAtom raw = lex::parse_raw_atom(cursor);
+  cursor.accept(TokenKind::Dot);
+  if (!cursor.at_end()) cursor.fail_unexpected("the end of the atom");
+  Atom atom;
+  atom.predicate = kb.predicates.find(raw.predicate.text);
+  if (atom.predicate < 0) {
+    cursor.fail_at(raw.predicate, "unknown predicate '" + raw.predicate.text + "' (expected a predicate of the KB)");
+  }
+  for (const Token& arg : raw.args) {
+    const int id = kb.constants.find(arg.text);
+    if (id < 0 && lex::is_variable_name(arg.text)) {
+      cursor.fail_at(arg, "unknown constant '" + arg.text +
+                              "'; variables are not allowed in a ground atom (expected a constant of the KB)");
+    }
+    if (id < 0) cursor.fail_at(arg, "unknown constant '" + arg.text + "' (expected a constant of the KB)");
+    atom.args.push_back(id);
+  }
+  return atom;
+}
+
+}  // namespace ntp

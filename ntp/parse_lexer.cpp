@@ -1,0 +1,217 @@
+// ntp/parse_lexer.cpp: tokenizer, token cursor, atom syntax and deferred
+// symbol interning shared by the readers (see lexer.h).
+#include "ntp/lexer.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <stdexcept>
+
+namespace ntp {
+namespace lex {
+namespace {
+
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
+
+bool is_name_char(char c) {
+  return !is_blank(c) && std::strchr("(),:%<>.", c) == nullptr;
+}
+
+// A UTF-8 continuation byte does not start a new column.
+bool starts_code_point(char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }
+
+}  // namespace
+
+std::vector<Token> tokenize(const std::string& text, const std::string& file, int first_line, bool comments) {
+  std::vector<Token> tokens;
+  std::size_t i = 0;
+  int line = first_line, column = 1;
+  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) i = 3;  // UTF-8 byte order mark
+  auto advance = [&]() {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else if (i + 1 >= text.size() || starts_code_point(text[i + 1])) {
+      ++column;
+    }
+    ++i;
+  };
+  while (i < text.size()) {
+    const char c = text[i];
+    if (is_blank(c)) {
+      advance();
+      continue;
+    }
+    if (c == '%' && comments) {
+      while (i < text.size() && text[i] != '\n') advance();
+      continue;
+    }
+    Token t;
+    t.line = line;
+    t.column = column;
+    switch (c) {
+      case '(': t.kind = TokenKind::LParen; break;
+      case ')': t.kind = TokenKind::RParen; break;
+      case ',': t.kind = TokenKind::Comma; break;
+      case '.': t.kind = TokenKind::Dot; break;
+      case '<': t.kind = TokenKind::Less; break;
+      case '>': t.kind = TokenKind::Greater; break;
+      case ':':
+        if (i + 1 < text.size() && text[i + 1] == '-') {
+          t.kind = TokenKind::Implies;
+          t.text = ":-";
+          advance();
+          break;
+        }
+        throw ParseError(file, line, column, "unexpected ':' (expected ':-')");
+      case '%':
+        throw ParseError(file, line, column, "unexpected '%' (expected a name or punctuation)");
+      default:
+        t.kind = TokenKind::Name;
+        while (i < text.size() &&
+               (is_name_char(text[i]) ||
+                (text[i] == '.' && i + 1 < text.size() && is_name_char(text[i + 1])))) {
+          t.text += text[i];
+          advance();
+        }
+        t.end_line = line;
+        t.end_column = column;
+        tokens.push_back(t);
+        continue;
+    }
+    if (t.text.empty()) t.text = std::string(1, c);
+    advance();
+    t.end_line = line;
+    t.end_column = column;
+    tokens.push_back(t);
+  }
+  Token end;
+  end.line = end.end_line = line;
+  end.column = end.end_column = column;
+  tokens.push_back(end);
+  return tokens;
+}
+
+std::string describe(const Token& t) {
+  return t.kind == TokenKind::End ? std::string("end of input") : "'" + t.text + "'";
+}
+
+Cursor::Cursor(std::vector<Token> tokens, std::string file) : tokens_(std::move(tokens)), file_(std::move(file)) {
+  if (tokens_.empty() || tokens_.back().kind != TokenKind::End) throw std::logic_error("Cursor: token list without End");
+}
+
+const Token& Cursor::next() {
+  const Token& t = tokens_[pos_];
+  if (t.kind != TokenKind::End) ++pos_;
+  return t;
+}
+
+bool Cursor::accept(TokenKind kind) {
+  if (peek().kind != kind) return false;
+  next();
+  return true;
+}
+
+const Token& Cursor::expect(TokenKind kind, const std::string& expected) {
+  if (peek().kind != kind) fail_unexpected(expected);
+  return next();
+}
+
+bool Cursor::at_line_end() const {
+  if (pos_ == 0) return false;
+  return peek().kind == TokenKind::End || peek().line > tokens_[pos_ - 1].end_line;
+}
+
+void Cursor::fail_unexpected(const std::string& expected) const {
+  const Token& t = peek();
+  std::string problem;
+  if (at_line_end()) {
+    problem = t.kind == TokenKind::End ? "input ends too early" : "line ends too early";
+  } else if (t.kind == TokenKind::RParen) {
+    problem = "unbalanced parentheses: ')' has no matching '('";
+  } else {
+    problem = "found " + describe(t);
+  }
+  fail_here(problem + " (expected " + expected + ")");
+}
+
+void Cursor::fail_here(const std::string& what) const {
+  if (at_line_end()) {
+    const Token& last = tokens_[pos_ - 1];
+    throw ParseError(file_, last.end_line, last.end_column, what);
+  }
+  fail_at(peek(), what);
+}
+
+void Cursor::fail_at(const Token& at, const std::string& what) const {
+  throw ParseError(file_, at.line, at.column, what);
+}
+
+RawAtom parse_raw_atom(Cursor& cursor) {
+  RawAtom atom;
+  atom.predicate = cursor.expect(TokenKind::Name, "a predicate name");
+  const Token& open = cursor.expect(TokenKind::LParen, "'(' after the predicate name '" + atom.predicate.text + "'");
+  const std::string where = std::to_string(open.line) + ":" + std::to_string(open.column);
+  do {
+    if (cursor.peek().kind == TokenKind::LParen) cursor.fail_here("unbalanced parentheses: nested '(' (expected an argument)");
+    atom.args.push_back(cursor.expect(TokenKind::Name, "an argument"));
+  } while (cursor.accept(TokenKind::Comma));
+  if (cursor.peek().kind != TokenKind::RParen) {
+    const std::string problem = "unbalanced parentheses: '(' at " + where + " is not closed";
+    if (cursor.at_line_end()) cursor.fail_here(problem + " (expected ',' or ')')");
+    cursor.fail_here(problem + ", found " + describe(cursor.peek()) + " (expected ',' or ')')");
+  }
+  cursor.next();
+  return atom;
+}
+
+int PendingSymbols::lookup(const std::string& name) {
+  const int id = vocab_.find(name);
+  if (id >= 0) return id;
+  auto it = new_ids_.find(name);
+  if (it != new_ids_.end()) return it->second;
+  if (policy_ == NewSymbols::Refuse) return -1;
+  const int new_id = vocab_.size() + static_cast<int>(new_names_.size());
+  new_names_.push_back(name);
+  new_ids_.emplace(name, new_id);
+  return new_id;
+}
+
+void PendingSymbols::commit(Vocabulary& vocab) const {
+  for (const std::string& name : new_names_) {
+    if (vocab.intern(name) != new_ids_.at(name)) {
+      throw std::logic_error("PendingSymbols::commit: vocabulary changed while a file was being read");
+    }
+  }
+}
+
+std::string read_all(std::istream& in) {
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ParseError(path, 0, 0, std::string("cannot open file: ") + std::strerror(errno) + " (expected a readable file)");
+  return read_all(in);
+}
+
+bool has_extension(const std::string& path, const std::string& ext) {
+  return path.size() >= ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
+}
+
+int parse_positive_int(const std::string& text) {
+  if (text.empty() || text.size() > 9) return -1;  // 9 digits always fit in an int
+  int value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return -1;
+    value = value * 10 + (c - '0');
+  }
+  return value > 0 ? value : -1;
+}
+
+}  // namespace lex
+}  // namespace ntp
