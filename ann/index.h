@@ -41,7 +41,18 @@ class Index {
   virtual int size() const = 0;
   virtual int dim() const = 0;
   virtual std::string name() const = 0;
+  // The indexed points (size(), dim()) as last given to build() and update().
+  virtual const RowMatrix& points() const = 0;
+  // Bytes held by the index structures (vectors, links, norms, trees, locks).
+  virtual size_t memory_bytes() const = 0;
 };
+
+// Shared argument checks; each throws std::invalid_argument naming `who`
+// (e.g. "BruteForce::search") and what was expected.
+void check_build_input(const RowMatrix& points, const char* who);
+void check_search_input(const Index& index, const RowMatrix& queries, int k, const char* who);
+void check_update_input(const Index& index, const std::vector<int>& ids, const RowMatrix& points,
+                        const char* who);
 
 // "brute", "kdtree", "hnsw"; "auto" picks by n and d from measured crossovers.
 std::unique_ptr<Index> make_index(const std::string& kind, int n, int d);
