@@ -30,7 +30,9 @@ RankingMetrics ranking_metrics(const std::vector<double>& ranks);
 // WN11 classification. A triple is predicted true when score >= threshold.
 // best_threshold picks, for one set of (score, label) pairs with labels
 // +1/-1, the threshold maximising accuracy (midpoints between consecutive
-// distinct scores, plus one below all of them); ties go to the lower threshold.
+// distinct scores, plus one below all of them (all true) and one above all of
+// them (all false), each 1 away); ties go to the lower threshold. Throws on
+// empty input, mismatched sizes, labels other than +1/-1, or NaN scores.
 double best_threshold(const std::vector<double>& scores, const std::vector<int>& labels);
 double accuracy(const std::vector<double>& scores, const std::vector<int>& labels, double threshold);
 
