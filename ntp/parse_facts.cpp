@@ -20,6 +20,8 @@ using lex::TokenKind;
 
 std::string position(const Token& t) { return std::to_string(t.line) + ":" + std::to_string(t.column); }
 
+std::string arguments(std::size_t n) { return std::to_string(n) + (n == 1 ? " argument" : " arguments"); }
+
 // The names of a .nl fact, resolved: no slots, no variables, and (under
 // NewSymbols::Refuse) only symbols the KB already has.
 Atom resolve_fact(const RawAtom& raw, PendingSymbols& predicates, PendingSymbols& constants, const Cursor& cursor) {
@@ -136,10 +138,10 @@ std::vector<Atom> read_facts_nl(std::istream& in, const std::string& name, Knowl
     if (arity.emplace(atom.predicate, raw.args.size()).second) first_use.emplace(atom.predicate, raw.predicate);
     const std::size_t expected = arity.at(atom.predicate);
     if (expected != raw.args.size()) {
-      cursor.fail_at(raw.predicate, "predicate '" + raw.predicate.text + "' has " + std::to_string(raw.args.size()) +
-                                        " arguments here but " + std::to_string(expected) + " at " +
-                                        position(first_use.at(atom.predicate)) + " (expected " +
-                                        std::to_string(expected) + " arguments)");
+      cursor.fail_at(raw.predicate, "predicate '" + raw.predicate.text + "' has " + arguments(raw.args.size()) +
+                                        " here but " + arguments(expected) + " at " +
+                                        position(first_use.at(atom.predicate)) + " (expected " + arguments(expected) +
+                                        ")");
     }
     facts.push_back(std::move(atom));
   }

@@ -151,7 +151,12 @@ void Cursor::fail_at(const Token& at, const std::string& what) const {
 
 RawAtom parse_raw_atom(Cursor& cursor) {
   RawAtom atom;
-  atom.predicate = cursor.expect(TokenKind::Name, "a predicate name");
+  // An atom may start a new line: a wrong first token is reported where it is.
+  if (cursor.peek().kind != TokenKind::Name) {
+    if (cursor.at_end()) cursor.fail_unexpected("a predicate name");
+    cursor.fail_at(cursor.peek(), "found " + describe(cursor.peek()) + " (expected a predicate name)");
+  }
+  atom.predicate = cursor.next();
   const Token& open = cursor.expect(TokenKind::LParen, "'(' after the predicate name '" + atom.predicate.text + "'");
   const std::string where = std::to_string(open.line) + ":" + std::to_string(open.column);
   do {

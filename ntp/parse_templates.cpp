@@ -142,13 +142,14 @@ std::vector<Template> read_templates_nlt(std::istream& in, const std::string& na
   std::vector<Template> templates;
   while (!cursor.at_end()) {
     const Token& count = cursor.peek();
+    // The count starts a new template, so errors point at it, not at the end of the previous one.
     if (count.kind != TokenKind::Name || cursor.peek_after().kind == TokenKind::LParen) {
-      cursor.fail_here("missing template count, found " + lex::describe(count) +
-                       " (expected a positive integer, the number of rules, before the template)");
+      cursor.fail_at(count, "missing template count, found " + lex::describe(count) +
+                                " (expected a positive integer, the number of rules, before the template)");
     }
     const int copies = lex::parse_positive_int(count.text);
     if (copies < 0) {
-      cursor.fail_here("template count '" + count.text + "' is not a positive integer (expected a count such as 3)");
+      cursor.fail_at(count, "template count '" + count.text + "' is not a positive integer (expected a count such as 3)");
     }
     cursor.next();
     TemplateBuilder builder(kb, arities, cursor, SlotStyle::Hash);
@@ -178,6 +179,7 @@ std::vector<Template> read_templates_pl(std::istream& in, const std::string& nam
     cursor.accept(TokenKind::Dot);
     if (cursor.accept(TokenKind::Less)) {
       const Token& count = cursor.peek();
+      if (count.kind == TokenKind::End) cursor.fail_unexpected("a positive integer copy count, as in '<20>'");
       const int copies = count.kind == TokenKind::Name ? lex::parse_positive_int(count.text) : -1;
       if (copies < 0) {
         cursor.fail_here("bad copy count " + lex::describe(count) + " (expected a positive integer, as in '<20>')");

@@ -244,3 +244,246 @@ TEST_CASE("parse_atom") {
   CHECK_THROWS_AS(ntp::parse_atom("p(a, b", kb), ParseError);
   CHECK_THROWS_AS(ntp::parse_atom("", kb), ParseError);
 }
+
+// ------------------------------------------------------------- bad input
+
+TEST_CASE("ParseError formats FILE:LINE:COL: message") {
+  CHECK(std::string(ParseError("f.nl", 3, 7, "bad").what()) == "f.nl:3:7: bad");
+  CHECK(std::string(ParseError("f.nl", 3, 0, "bad").what()) == "f.nl:3: bad");
+  CHECK(std::string(ParseError("f.nl", 0, 0, "bad").what()) == "f.nl: bad");
+  const ParseError e("f.nl", 3, 7, "bad");
+  CHECK(e.file == "f.nl");
+  CHECK(e.line == 3);
+  CHECK(e.column == 7);
+}
+
+TEST_CASE("bad .nl: unbalanced parentheses") {
+  KnowledgeBase kb;
+  SUBCASE("not closed before '.'") {
+    const ParseError e = error_of([&] { facts_nl("p(a, b.\n", kb); });
+    CHECK(std::string(e.what()) ==
+          "t.nl:1:7: unbalanced parentheses: '(' at 1:2 is not closed, found '.' (expected ',' or ')')");
+    CHECK(e.line == 1);
+    CHECK(e.column == 7);
+  }
+  SUBCASE("not closed by the end of the line: reported where ')' was due") {
+    const ParseError e = error_of([&] { facts_nl("p(a, b).\np(a, b\nq(c, d).\n", kb); });
+    CHECK(std::string(e.what()) == "t.nl:2:7: unbalanced parentheses: '(' at 2:2 is not closed (expected ',' or ')')");
+  }
+  SUBCASE("one ')' too many") {
+    const ParseError e = error_of([&] { facts_nl("p(a, b)).\n", kb); });
+    CHECK(std::string(e.what()) ==
+          "t.nl:1:8: unbalanced parentheses: ')' has no matching '(' (expected '.' at the end of the fact)");
+  }
+  SUBCASE("nested '('") {
+    const ParseError e = error_of([&] { facts_nl("p((a, b)).\n", kb); });
+    CHECK(std::string(e.what()) == "t.nl:1:3: unbalanced parentheses: nested '(' (expected an argument)");
+  }
+  SUBCASE("missing '('") {
+    const ParseError e = error_of([&] { facts_nl("p a, b).\n", kb); });
+    CHECK(std::string(e.what()) == "t.nl:1:3: found 'a' (expected '(' after the predicate name 'p')");
+  }
+}
+
+TEST_CASE("bad .nl: missing final '.'") {
+  KnowledgeBase kb;
+  const ParseError middle = error_of([&] { facts_nl("p(a, b).\np(b, c)\np(c, d).\n", kb); });
+  CHECK(std::string(middle.what()) == "t.nl:2:8: missing '.' at the end of the fact (expected '.')");
+  const ParseError last = error_of([&] { facts_nl("p(a, b).\np(b, c)", kb); });
+  CHECK(std::string(last.what()) == "t.nl:2:8: missing '.' at the end of the fact (expected '.')");
+  const ParseError garbage = error_of([&] { facts_nl("p(a, b) x.\n", kb); });
+  CHECK(std::string(garbage.what()) == "t.nl:1:9: found 'x' (expected '.' at the end of the fact)");
+}
+
+TEST_CASE("bad .nl: a variable in a fact") {
+  KnowledgeBase kb;
+  const ParseError upper = error_of([&] { facts_nl("p(a, b).\np(a, X).\n", kb); });
+  CHECK(std::string(upper.what()) ==
+        "t.nl:2:6: variable 'X' in a fact (expected a constant; variables start with an upper-case letter or '_')");
+  const ParseError underscore = error_of([&] { facts_nl("p(_x, b).\n", kb); });
+  CHECK(underscore.line == 1);
+  CHECK(underscore.column == 3);
+  // Columns count characters, not bytes: 'ã' is one column.
+  const ParseError unicode = error_of([&] { facts_nl("p(são, X).\n", kb); });
+  CHECK(unicode.column == 8);
+}
+
+TEST_CASE("bad .nl: other mistakes") {
+  KnowledgeBase kb;
+  const ParseError arity = error_of([&] { facts_nl("p(a, b).\n  p(a).\n", kb); });
+  CHECK(std::string(arity.what()) == "t.nl:2:3: predicate 'p' has 1 argument here but 2 arguments at 1:1 (expected 2 arguments)");
+  const ParseError slot = error_of([&] { facts_nl("#1(a, b).\n", kb); });
+  CHECK(std::string(slot.what()) == "t.nl:1:1: slot '#1' in a fact (expected a predicate name)");
+  const ParseError colon = error_of([&] { facts_nl("p(a, b):q.\n", kb); });
+  CHECK(std::string(colon.what()) == "t.nl:1:8: unexpected ':' (expected ':-')");
+}
+
+TEST_CASE("bad input: empty files") {
+  KnowledgeBase kb = small_kb();
+  const ParseError nl = error_of([&] { facts_nl("", kb); });
+  CHECK(std::string(nl.what()) == "t.nl: no facts in the file (expected at least one fact such as 'p(a, b).')");
+  CHECK(nl.line == 0);
+  CHECK_THROWS_AS(facts_nl("% only a comment\n\n   \n", kb), ParseError);
+  const ParseError tsv = error_of([&] { facts_tsv("\n\n", kb); });
+  CHECK(std::string(tsv.what()) == "t.tsv: no triples in the file (expected lines such as 'a<TAB>p<TAB>b')");
+  CHECK_THROWS_AS(labelled_tsv("", kb), ParseError);
+  const ParseError nlt = error_of([&] { templates_nlt("% nothing\n", kb); });
+  CHECK(std::string(nlt.what()) ==
+        "t.nlt: no templates in the file (expected templates such as '3  #1(X, Y) :- #2(Y, X).')");
+  const ParseError pl = error_of([&] { templates_pl("\n", kb); });
+  CHECK(std::string(pl.what()) == "t.pl: no clauses in the file (expected clauses such as 'p(X, Y) :- q(Y, X) <20>')");
+}
+
+TEST_CASE("bad input: unknown symbols under NewSymbols::Refuse") {
+  KnowledgeBase kb = small_kb();
+  const ParseError constant = error_of([&] { facts_nl("p(a, b).\np(a, zz).\n", kb, NewSymbols::Refuse, "test.nl"); });
+  CHECK(std::string(constant.what()) == "test.nl:2:6: unknown constant 'zz' (expected a constant already in the KB)");
+  const ParseError predicate = error_of([&] { facts_nl("r(a, b).\n", kb, NewSymbols::Refuse, "test.nl"); });
+  CHECK(std::string(predicate.what()) == "test.nl:1:1: unknown predicate 'r' (expected a predicate already in the KB)");
+  const ParseError tsv = error_of([&] { facts_tsv("a\tp\tb\nzz\tp\tb\n", kb, NewSymbols::Refuse); });
+  CHECK(std::string(tsv.what()) == "t.tsv:2:1: unknown constant 'zz' (expected a constant already in the KB)");
+  const ParseError tsv_predicate = error_of([&] { labelled_tsv("a\tr\tb\t1\n", kb, NewSymbols::Refuse); });
+  CHECK(std::string(tsv_predicate.what()) == "t.tsv:1:3: unknown predicate 'r' (expected a predicate already in the KB)");
+  // Templates never add symbols: constants and non-slot predicates must be known.
+  const ParseError template_constant = error_of([&] { templates_nlt("3 #1(X, zz) :- #2(X, Y).\n", kb); });
+  CHECK(std::string(template_constant.what()) ==
+        "t.nlt:1:9: unknown constant 'zz' (expected a variable, which starts with an upper-case letter or '_', "
+        "or a constant already in the KB)");
+  const ParseError template_predicate = error_of([&] { templates_nlt("3 #1(X, Y) :- r(Y, X).\n", kb); });
+  CHECK(std::string(template_predicate.what()) ==
+        "t.nlt:1:15: unknown predicate 'r' (expected a slot such as '#1' or a predicate already in the KB)");
+}
+
+TEST_CASE("bad .nlt: template count that is not a positive integer") {
+  KnowledgeBase kb = small_kb();
+  const ParseError zero = error_of([&] { templates_nlt("0 #1(X, Y) :- #2(Y, X).\n", kb); });
+  CHECK(std::string(zero.what()) == "t.nlt:1:1: template count '0' is not a positive integer (expected a count such as 3)");
+  const ParseError negative = error_of([&] { templates_nlt("3 #1(X, Y) :- #2(Y, X).\n-3 #1(X, Y) :- #2(Y, X).\n", kb); });
+  CHECK(std::string(negative.what()) ==
+        "t.nlt:2:1: template count '-3' is not a positive integer (expected a count such as 3)");
+  const ParseError word = error_of([&] { templates_nlt("abc #1(X, Y) :- #2(Y, X).\n", kb); });
+  CHECK(std::string(word.what()) ==
+        "t.nlt:1:1: template count 'abc' is not a positive integer (expected a count such as 3)");
+  const ParseError huge = error_of([&] { templates_nlt("99999999999 #1(X, Y) :- #2(Y, X).\n", kb); });
+  CHECK(huge.column == 1);
+  const ParseError missing = error_of([&] { templates_nlt("#1(X, Y) :- #2(Y, X).\n", kb); });
+  CHECK(std::string(missing.what()) ==
+        "t.nlt:1:1: missing template count, found '#1' (expected a positive integer, the number of rules, before "
+        "the template)");
+}
+
+TEST_CASE("bad .nlt: structure") {
+  KnowledgeBase kb = small_kb();
+  const ParseError dot = error_of([&] { templates_nlt("3 #1(X, Y) :- #2(Y, X)\n\n3 #1(X, Y) :- #1(Y, X).\n", kb); });
+  CHECK(std::string(dot.what()) == "t.nlt:1:23: missing '.' at the end of the template (expected ',' or '.')");
+  const ParseError dot_at_end = error_of([&] { templates_nlt("3 #1(X, Y) :-\n  #2(X, Z),\n  #3(Z, Y)", kb); });
+  CHECK(std::string(dot_at_end.what()) == "t.nlt:3:11: missing '.' at the end of the template (expected ',' or '.')");
+  const ParseError body = error_of([&] { templates_nlt("3 #1(X, Y).\n", kb); });
+  CHECK(std::string(body.what()) == "t.nlt:1:11: rule without a body (expected ':-' and the body atoms)");
+  const ParseError paren = error_of([&] { templates_nlt("3 #1(X, Y :- #2(Y, X).\n", kb); });
+  CHECK(std::string(paren.what()) ==
+        "t.nlt:1:11: unbalanced parentheses: '(' at 1:5 is not closed, found ':-' (expected ',' or ')')");
+  const ParseError slot_arity = error_of([&] { templates_nlt("3 #1(X, Y) :- #1(X).\n", kb); });
+  CHECK(std::string(slot_arity.what()) ==
+        "t.nlt:1:15: slot '#1' has 1 argument here but 2 arguments earlier in the template (expected 2 arguments)");
+  const ParseError fixed_arity = error_of([&] { templates_nlt("3 #1(X, Y) :- p(X, Y, Z).\n", kb); });
+  CHECK(std::string(fixed_arity.what()) ==
+        "t.nlt:1:15: predicate 'p' has 3 arguments here but 2 arguments in the facts (expected 2 arguments)");
+}
+
+TEST_CASE("bad .pl: copy count and structure") {
+  KnowledgeBase kb = small_kb();
+  const ParseError zero = error_of([&] { templates_pl("r(X, Y) :- s(Y, X) <20>\nr(X, Y) :- s(Y, X) <0>\n", kb); });
+  CHECK(std::string(zero.what()) == "t.pl:2:21: bad copy count '0' (expected a positive integer, as in '<20>')");
+  const ParseError word = error_of([&] { templates_pl("r(X, Y) :- s(Y, X) <abc>\n", kb); });
+  CHECK(std::string(word.what()) == "t.pl:1:21: bad copy count 'abc' (expected a positive integer, as in '<20>')");
+  const ParseError empty = error_of([&] { templates_pl("r(X, Y) :- s(Y, X) <>\n", kb); });
+  CHECK(std::string(empty.what()) == "t.pl:1:21: bad copy count '>' (expected a positive integer, as in '<20>')");
+  const ParseError unclosed = error_of([&] { templates_pl("r(X, Y) :- s(Y, X) <20\n", kb); });
+  CHECK(std::string(unclosed.what()) == "t.pl:1:23: input ends too early (expected '>' closing the copy count)");
+  const ParseError after = error_of([&] { templates_pl("r(X, Y) :- s(Y, X) <20> x\n", kb); });
+  CHECK(std::string(after.what()) ==
+        "t.pl:1:25: found 'x' (expected ',', a copy count such as '<20>', or the end of the line)");
+  const ParseError body = error_of([&] { templates_pl("r(X, Y)\n", kb); });
+  CHECK(std::string(body.what()) == "t.pl:1:8: rule without a body (expected ':-' and the body atoms)");
+  const ParseError arity = error_of([&] { templates_pl("r(X) :- p(X)\n", kb); });
+  CHECK(std::string(arity.what()) ==
+        "t.pl:1:9: predicate 'p' has 1 argument here but 2 arguments in the facts (expected 2 arguments)");
+}
+
+TEST_CASE("bad .tsv: column count and labels") {
+  KnowledgeBase kb;
+  const ParseError few = error_of([&] { facts_tsv("a\tp\tb\na\tp\n", kb); });
+  CHECK(std::string(few.what()) ==
+        "t.tsv:2:4: found 2 tab-separated columns (expected 3: subject<TAB>predicate<TAB>object)");
+  const ParseError many = error_of([&] { facts_tsv("a\tp\tb\t1\n", kb); });
+  CHECK(std::string(many.what()) ==
+        "t.tsv:1:7: found 4 tab-separated columns (expected 3: subject<TAB>predicate<TAB>object)");
+  const ParseError spaces = error_of([&] { facts_tsv("a p b\n", kb); });
+  CHECK(spaces.line == 1);
+  const ParseError empty_field = error_of([&] { facts_tsv("a\t\tb\n", kb); });
+  CHECK(std::string(empty_field.what()) == "t.tsv:1:3: empty predicate column (expected a name)");
+  const ParseError unlabelled = error_of([&] { labelled_tsv("a\tp\tb\n", kb); });
+  CHECK(std::string(unlabelled.what()) ==
+        "t.tsv:1:6: found 3 tab-separated columns (expected 4: subject<TAB>predicate<TAB>object<TAB>label)");
+  const ParseError zero = error_of([&] { labelled_tsv("a\tp\tb\t1\na\tp\tc\t0\n", kb); });
+  CHECK(std::string(zero.what()) == "t.tsv:2:7: bad label '0' (expected 1 or -1)");
+  const ParseError word = error_of([&] { labelled_tsv("a\tp\tb\ttrue\n", kb); });
+  CHECK(std::string(word.what()) == "t.tsv:1:7: bad label 'true' (expected 1 or -1)");
+}
+
+TEST_CASE("bad input: a missing file names its path") {
+  KnowledgeBase kb;
+  const std::string path = "no/such/dir/facts.nl";
+  for (const ParseError& e : {error_of([&] { ntp::read_facts(path, kb, NewSymbols::Allow); }),
+                              error_of([&] { ntp::read_templates(path, kb); }),
+                              error_of([&] { ntp::read_labelled_tsv(path, kb, NewSymbols::Allow); }),
+                              error_of([&] { ntp::read_names(path); })}) {
+    CHECK(e.file == path);
+    CHECK(std::string(e.what()).rfind(path + ": cannot open file: ", 0) == 0);
+  }
+}
+
+TEST_CASE("a file that fails to parse adds nothing to the KB") {
+  KnowledgeBase kb = small_kb();
+  const int predicates = kb.predicates.size(), constants = kb.constants.size();
+  // New symbols on the first lines, the error on the last one.
+  CHECK_THROWS_AS(facts_nl("new_p(new_a, new_b).\np(a, new_c).\np(a, X).\n", kb), ParseError);
+  CHECK_THROWS_AS(facts_tsv("new_a\tnew_p\tnew_b\na\tp\n", kb), ParseError);
+  CHECK_THROWS_AS(labelled_tsv("new_a\tnew_p\tnew_b\t1\na\tp\tb\t2\n", kb), ParseError);
+  CHECK(kb.predicates.size() == predicates);
+  CHECK(kb.constants.size() == constants);
+  CHECK(kb.constants.find("new_a") == -1);
+  // The same file without its bad line adds its new symbols in order of first appearance.
+  facts_nl("new_p(new_a, new_b).\np(a, new_c).\n", kb);
+  CHECK(kb.predicates.size() == predicates + 1);
+  CHECK(kb.constants.size() == constants + 3);
+  CHECK(kb.constants.find("new_a") == constants);
+  CHECK(kb.constants.find("new_c") == constants + 2);
+}
+
+TEST_CASE("read_names trims blanks and skips empty lines") {
+  const std::string path = (std::filesystem::temp_directory_path() / "ntp_test_read_names.txt").string();
+  {
+    std::ofstream out(path);
+    out << "  europe \n\nasia\r\n\t\noceania";
+  }
+  const auto names = ntp::read_names(path);
+  std::remove(path.c_str());
+  CHECK(names == std::vector<std::string>{"europe", "asia", "oceania"});
+}
+
+TEST_CASE("bad input: a stray token at the start of a line is reported where it is") {
+  KnowledgeBase kb = small_kb();
+  const ParseError fact = error_of([&] { facts_nl("p(a, b).\n  (c, d).\n", kb); });
+  CHECK(std::string(fact.what()) == "t.nl:2:3: found '(' (expected a predicate name)");
+  const ParseError rule = error_of([&] { templates_nlt("3 #1(X, Y) :- #2(Y, X).\n  . 3 #1(X, Y) :- #2(Y, X).\n", kb); });
+  CHECK(std::string(rule.what()) ==
+        "t.nlt:2:3: missing template count, found '.' (expected a positive integer, the number of rules, before the "
+        "template)");
+  const ParseError body = error_of([&] { templates_nlt("3 #1(X, Y) :-\n  , #2(Y, X).\n", kb); });
+  CHECK(std::string(body.what()) == "t.nlt:2:3: found ',' (expected a predicate name)");
+  const ParseError open = error_of([&] { templates_pl("r(X, Y) :- s(Y, X) <\n", kb); });
+  CHECK(std::string(open.what()) ==
+        "t.pl:1:21: input ends too early (expected a positive integer copy count, as in '<20>')");
+}
