@@ -1,0 +1,126 @@
+// ntp/evaluate.cpp: the evaluation protocols (see evaluate.h).
+#include "ntp/evaluate.h"
+
+#include "ntp/prover.h"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+namespace ntp {
+
+namespace {
+
+// Goals are proven in chunks so that the proof batch stays small in memory.
+constexpr std::size_t kChunk = 256;
+
+}  // namespace
+
+std::vector<double> score_atoms(const Model& model, const std::vector<Atom>& atoms, const std::string& index) {
+  FactSelector selector(model, index.empty() ? model.prover.index : index);
+  Prover prover(model, selector, model.prover);
+  std::vector<double> scores;
+  scores.reserve(atoms.size());
+  for (std::size_t begin = 0; begin < atoms.size(); begin += kChunk) {
+    std::vector<Goal> goals;
+    for (std::size_t i = begin; i < std::min(atoms.size(), begin + kChunk); ++i) goals.push_back({atoms[i], -1});
+    const std::vector<double> chunk = score_goals(model, prover.search(goals));
+    scores.insert(scores.end(), chunk.begin(), chunk.end());
+  }
+  return scores;
+}
+
+CountriesResult evaluate_countries(const Model& model, const std::vector<std::string>& test_countries,
+                                   const std::vector<std::string>& regions, const std::vector<Atom>& truth,
+                                   const std::string& index) {
+  const int located_in = model.kb.predicates.find("locatedIn");
+  if (located_in < 0) throw std::invalid_argument("countries protocol: the model has no predicate 'locatedIn'");
+  std::unordered_set<Atom, AtomHash> true_facts(truth.begin(), truth.end());
+  auto constant = [&](const std::string& name) {
+    const int id = model.kb.constants.find(name);
+    if (id < 0) throw std::invalid_argument("countries protocol: unknown constant '" + name + "'");
+    return id;
+  };
+  std::vector<Atom> atoms;
+  std::vector<int> labels;
+  for (const std::string& c : test_countries)
+    for (const std::string& r : regions) {
+      Atom a{located_in, {constant(c), constant(r)}};
+      labels.push_back(true_facts.count(a) ? 1 : 0);
+      atoms.push_back(std::move(a));
+    }
+  CountriesResult result;
+  const std::vector<double> scores = score_atoms(model, atoms, index);
+  result.auc_pr = average_precision(scores, labels);
+  result.scored = static_cast<int>(scores.size());
+  result.positives = static_cast<int>(std::count(labels.begin(), labels.end(), 1));
+  return result;
+}
+
+RankingMetrics evaluate_ranking(const Model& model, const std::vector<Atom>& test,
+                                const std::unordered_set<Atom, AtomHash>& known, const std::string& index) {
+  // For each test triple and each corrupted side: the true atom first, then
+  // every corruption that is not a known fact.
+  std::vector<Atom> atoms;
+  std::vector<std::pair<std::size_t, std::size_t>> groups;  // [begin, end) in atoms
+  for (const Atom& t : test) {
+    if (t.args.empty()) continue;
+    for (std::size_t side : {std::size_t{0}, t.args.size() - 1}) {
+      const std::size_t begin = atoms.size();
+      atoms.push_back(t);
+      for (int c = 0; c < model.kb.constants.size(); ++c) {
+        Atom corrupted = t;
+        corrupted.args[side] = c;
+        if (corrupted != t && !known.count(corrupted)) atoms.push_back(std::move(corrupted));
+      }
+      groups.emplace_back(begin, atoms.size());
+      if (t.args.size() == 1) break;
+    }
+  }
+  const std::vector<double> scores = score_atoms(model, atoms, index);
+  std::vector<double> ranks;
+  for (const auto& [begin, end] : groups) {
+    std::vector<double> corruptions(scores.begin() + static_cast<std::ptrdiff_t>(begin) + 1,
+                                    scores.begin() + static_cast<std::ptrdiff_t>(end));
+    ranks.push_back(tie_mean_rank(scores[begin], corruptions));
+  }
+  return ranking_metrics(ranks);
+}
+
+ClassificationResult evaluate_classification(const Model& model, const std::vector<Atom>& dev,
+                                             const std::vector<int>& dev_labels, const std::vector<Atom>& test,
+                                             const std::vector<int>& test_labels, const std::string& index) {
+  if (dev.size() != dev_labels.size() || test.size() != test_labels.size())
+    throw std::invalid_argument("classification: atoms and labels differ in number");
+  const std::vector<double> dev_scores = score_atoms(model, dev, index);
+  const std::vector<double> test_scores = score_atoms(model, test, index);
+  ClassificationResult r;
+  const double global = best_threshold(dev_scores, dev_labels);
+  r.accuracy_global = accuracy(test_scores, test_labels, global);
+  r.dev_accuracy_global = accuracy(dev_scores, dev_labels, global);
+
+  // Per relation: a threshold from that relation's dev atoms (the global one
+  // for a relation absent from dev).
+  std::map<int, std::pair<std::vector<double>, std::vector<int>>> dev_by_rel;
+  for (std::size_t i = 0; i < dev.size(); ++i) {
+    dev_by_rel[dev[i].predicate].first.push_back(dev_scores[i]);
+    dev_by_rel[dev[i].predicate].second.push_back(dev_labels[i]);
+  }
+  std::map<int, double> threshold;
+  for (const auto& [rel, data] : dev_by_rel) threshold[rel] = best_threshold(data.first, data.second);
+  auto per_relation_accuracy = [&](const std::vector<Atom>& atoms, const std::vector<double>& scores,
+                                   const std::vector<int>& labels) {
+    std::size_t correct = 0;
+    for (std::size_t i = 0; i < atoms.size(); ++i) {
+      const auto it = threshold.find(atoms[i].predicate);
+      const double th = it == threshold.end() ? global : it->second;
+      correct += ((scores[i] >= th) == (labels[i] > 0)) ? 1 : 0;
+    }
+    return atoms.empty() ? 0.0 : static_cast<double>(correct) / static_cast<double>(atoms.size());
+  };
+  r.accuracy_per_relation = per_relation_accuracy(test, test_scores, test_labels);
+  r.dev_accuracy_per_relation = per_relation_accuracy(dev, dev_scores, dev_labels);
+  return r;
+}
+
+}  // namespace ntp

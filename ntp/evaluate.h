@@ -1,0 +1,47 @@
+// ntp/evaluate.h: the three evaluation protocols of NTP.md, on a model.
+//
+//   countries       AUC-PR over score(locatedIn(c, r)) for every test country c
+//                   and region r, labelled by the ground-truth facts.
+//   ranking         filtered MRR and HITS@1/3/10: each test triple is ranked
+//                   against all its subject and all its object corruptions
+//                   that are not known true; ties get the mean rank.
+//   classification  WN11 accuracy with decision thresholds chosen on dev,
+//                   per relation and globally.
+#pragma once
+
+#include "ntp/metrics.h"
+#include "ntp/model.h"
+
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+namespace ntp {
+
+// Proof scores of ground atoms (no masking: test atoms are not in the KB).
+// `index` overrides the model's fact selector kind when not empty.
+std::vector<double> score_atoms(const Model& model, const std::vector<Atom>& atoms, const std::string& index = "");
+
+struct CountriesResult {
+  double auc_pr = 0;  // average precision, in [0, 1]
+  int positives = 0, scored = 0;
+};
+CountriesResult evaluate_countries(const Model& model, const std::vector<std::string>& test_countries,
+                                   const std::vector<std::string>& regions, const std::vector<Atom>& truth,
+                                   const std::string& index = "");
+
+// `known` holds every true atom to filter out (train ∪ dev ∪ test).
+RankingMetrics evaluate_ranking(const Model& model, const std::vector<Atom>& test,
+                                const std::unordered_set<Atom, AtomHash>& known, const std::string& index = "");
+
+struct ClassificationResult {
+  double accuracy_per_relation = 0;  // test accuracy, one threshold per relation (from dev)
+  double accuracy_global = 0;        // test accuracy, one threshold for all (from dev)
+  double dev_accuracy_per_relation = 0;
+  double dev_accuracy_global = 0;
+};
+ClassificationResult evaluate_classification(const Model& model, const std::vector<Atom>& dev,
+                                             const std::vector<int>& dev_labels, const std::vector<Atom>& test,
+                                             const std::vector<int>& test_labels, const std::string& index = "");
+
+}  // namespace ntp

@@ -1,0 +1,238 @@
+// ntp/model.cpp: building a model from a KB, and its versioned file format.
+#include "ntp/model.h"
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <stdexcept>
+
+namespace ntp {
+
+namespace {
+
+constexpr char kMagic[8] = {'N', 'T', 'P', 'M', 'O', 'D', 'E', 'L'};
+constexpr std::uint32_t kVersion = 1;
+
+void init_uniform(ad::Parameter& p, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (ad::Index i = 0; i < p.value.size(); ++i) p.value.data()[i] = u(rng);
+}
+
+// Rewrites a template atom in terms of table rows: slot s of this copy is
+// predicate row first_slot_row + s.
+RuleAtom instantiate(const RuleAtom& atom, int first_slot_row) {
+  RuleAtom out = atom;
+  if (atom.predicate.is_slot) out.predicate.id = first_slot_row + atom.predicate.id;
+  out.predicate.is_slot = false;
+  return out;
+}
+
+// ---- binary writing and reading -------------------------------------------
+class Writer {
+ public:
+  explicit Writer(std::ofstream& out) : out_(out) {}
+  void bytes(const void* p, std::size_t n) { out_.write(static_cast<const char*>(p), static_cast<std::streamsize>(n)); }
+  void i32(std::int32_t v) { bytes(&v, sizeof v); }
+  void str(const std::string& s) { i32(static_cast<std::int32_t>(s.size())); bytes(s.data(), s.size()); }
+  void ints(const std::vector<int>& v) { i32(static_cast<std::int32_t>(v.size())); bytes(v.data(), v.size() * sizeof(int)); }
+  void matrix(const ad::Matrix& m) {
+    i32(static_cast<std::int32_t>(m.rows()));
+    i32(static_cast<std::int32_t>(m.cols()));
+    bytes(m.data(), static_cast<std::size_t>(m.size()) * sizeof(double));
+  }
+  void atom(const RuleAtom& a) {
+    i32(a.predicate.is_slot); i32(a.predicate.id);
+    i32(static_cast<std::int32_t>(a.args.size()));
+    for (const Term& t : a.args) { i32(t.is_variable); i32(t.id); }
+  }
+ private:
+  std::ofstream& out_;
+};
+
+class Reader {
+ public:
+  Reader(std::ifstream& in, const std::string& path) : in_(in), path_(path) {}
+  void bytes(void* p, std::size_t n) {
+    in_.read(static_cast<char*>(p), static_cast<std::streamsize>(n));
+    if (!in_) fail("truncated model file");
+  }
+  std::int32_t i32() { std::int32_t v; bytes(&v, sizeof v); return v; }
+  std::int32_t count(std::int32_t limit = 1 << 28) {
+    std::int32_t n = i32();
+    if (n < 0 || n > limit) fail("corrupt model file (bad count " + std::to_string(n) + ")");
+    return n;
+  }
+  std::string str() { std::string s(static_cast<std::size_t>(count()), '\0'); bytes(s.data(), s.size()); return s; }
+  std::vector<int> ints() { std::vector<int> v(static_cast<std::size_t>(count())); bytes(v.data(), v.size() * sizeof(int)); return v; }
+  ad::Matrix matrix() {
+    std::int32_t r = count(), c = count();
+    ad::Matrix m(r, c);
+    bytes(m.data(), static_cast<std::size_t>(m.size()) * sizeof(double));
+    return m;
+  }
+  RuleAtom atom() {
+    RuleAtom a;
+    a.predicate.is_slot = i32() != 0; a.predicate.id = i32();
+    a.args.resize(static_cast<std::size_t>(count(64)));
+    for (Term& t : a.args) { t.is_variable = i32() != 0; t.id = i32(); }
+    return a;
+  }
+  [[noreturn]] void fail(const std::string& what) { throw std::runtime_error(path_ + ": " + what); }
+ private:
+  std::ifstream& in_;
+  std::string path_;
+};
+
+void write_vocabulary(Writer& w, const Vocabulary& v) {
+  w.i32(v.size());
+  for (const std::string& n : v.names()) w.str(n);
+}
+void read_vocabulary(Reader& r, Vocabulary& v) {
+  for (std::int32_t i = 0, n = r.count(); i < n; ++i) v.intern(r.str());
+}
+
+}  // namespace
+
+std::string Model::predicate_row_name(int row) const {
+  if (row < num_kb_predicates) return kb.predicates.name(row);
+  return "#" + std::to_string(row - num_kb_predicates);
+}
+
+Model make_model(KnowledgeBase kb, int dim, ProverConfig prover, std::uint64_t seed) {
+  if (dim <= 0) throw std::invalid_argument("embedding dimension must be positive, got " + std::to_string(dim));
+  Model m;
+  m.kb = std::move(kb);
+  m.prover = prover;
+  m.dim = dim;
+  m.num_kb_predicates = m.kb.predicates.size();
+  int slots = 0;
+  for (std::size_t t = 0; t < m.kb.templates.size(); ++t) {
+    const Template& tpl = m.kb.templates[t];
+    for (int copy = 0; copy < tpl.copies; ++copy) {
+      const int first = m.num_kb_predicates + slots;
+      Rule rule;
+      rule.head = instantiate(tpl.head, first);
+      for (const RuleAtom& a : tpl.body) rule.body.push_back(instantiate(a, first));
+      rule.num_variables = tpl.num_variables;
+      rule.template_id = static_cast<int>(t);
+      m.rules.push_back(std::move(rule));
+      slots += tpl.num_slots;
+    }
+  }
+  m.predicates = ad::Parameter("predicates", m.num_kb_predicates + slots, dim);
+  m.constants = ad::Parameter("constants", m.kb.constants.size(), dim);
+  std::mt19937_64 rng(seed);
+  init_uniform(m.predicates, rng);
+  init_uniform(m.constants, rng);
+  return m;
+}
+
+void save_model(const Model& m, const std::string& path) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error(tmp + ": cannot open for writing");
+    Writer w(out);
+    w.bytes(kMagic, sizeof kMagic);
+    w.i32(kVersion);
+    w.i32(m.prover.depth); w.i32(m.prover.k_facts); w.i32(m.prover.k_rules); w.str(m.prover.index);
+    w.i32(m.dim); w.i32(m.num_kb_predicates);
+    write_vocabulary(w, m.kb.predicates);
+    write_vocabulary(w, m.kb.constants);
+    w.i32(static_cast<std::int32_t>(m.kb.facts.size()));
+    for (const Atom& f : m.kb.facts) { w.i32(f.predicate); w.ints(f.args); }
+    w.i32(static_cast<std::int32_t>(m.kb.templates.size()));
+    for (const Template& t : m.kb.templates) {
+      w.atom(t.head);
+      w.i32(static_cast<std::int32_t>(t.body.size()));
+      for (const RuleAtom& a : t.body) w.atom(a);
+      w.i32(t.copies); w.i32(t.num_slots); w.i32(t.num_variables);
+      w.i32(static_cast<std::int32_t>(t.variable_names.size()));
+      for (const std::string& s : t.variable_names) w.str(s);
+      w.i32(static_cast<std::int32_t>(t.slot_names.size()));
+      for (const std::string& s : t.slot_names) w.str(s);
+      w.str(t.source);
+    }
+    w.i32(static_cast<std::int32_t>(m.filter_facts.size()));
+    for (const Atom& f : m.filter_facts) { w.i32(f.predicate); w.ints(f.args); }
+    w.matrix(m.predicates.value);
+    w.matrix(m.constants.value);
+    out.flush();
+    if (!out) throw std::runtime_error(tmp + ": write failed (disk full?)");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw std::runtime_error(path + ": cannot rename " + tmp + " into place");
+  }
+}
+
+Model load_model(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open model file");
+  Reader r(in, path);
+  char magic[sizeof kMagic];
+  r.bytes(magic, sizeof magic);
+  if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) r.fail("not an ntp model file (bad magic number)");
+  const std::int32_t version = r.i32();
+  if (version != static_cast<std::int32_t>(kVersion))
+    r.fail("model file version " + std::to_string(version) + ", this program reads version " +
+           std::to_string(kVersion) + ": retrain with `ntp train`");
+  ProverConfig prover;
+  prover.depth = r.i32(); prover.k_facts = r.i32(); prover.k_rules = r.i32(); prover.index = r.str();
+  KnowledgeBase kb;
+  const std::int32_t dim = r.i32();
+  const std::int32_t num_kb_predicates = r.i32();
+  read_vocabulary(r, kb.predicates);
+  read_vocabulary(r, kb.constants);
+  for (std::int32_t i = 0, n = r.count(); i < n; ++i) {
+    Atom f;
+    f.predicate = r.i32();
+    f.args = r.ints();
+    kb.add_fact(f);
+  }
+  for (std::int32_t i = 0, n = r.count(); i < n; ++i) {
+    Template t;
+    t.head = r.atom();
+    t.body.resize(static_cast<std::size_t>(r.count(64)));
+    for (RuleAtom& a : t.body) a = r.atom();
+    t.copies = r.i32(); t.num_slots = r.i32(); t.num_variables = r.i32();
+    t.variable_names.resize(static_cast<std::size_t>(r.count(1024)));
+    for (std::string& s : t.variable_names) s = r.str();
+    t.slot_names.resize(static_cast<std::size_t>(r.count(1024)));
+    for (std::string& s : t.slot_names) s = r.str();
+    t.source = r.str();
+    kb.templates.push_back(std::move(t));
+  }
+  std::vector<Atom> filter_facts(static_cast<std::size_t>(r.count()));
+  for (Atom& f : filter_facts) { f.predicate = r.i32(); f.args = r.ints(); }
+  ad::Matrix predicates = r.matrix();
+  ad::Matrix constants = r.matrix();
+  // Rebuild rules and tables deterministically, then overwrite the values.
+  Model m = make_model(std::move(kb), dim, prover, 0);
+  if (m.num_kb_predicates != num_kb_predicates || predicates.rows() != m.predicates.value.rows() ||
+      predicates.cols() != dim || constants.rows() != m.constants.value.rows() || constants.cols() != dim)
+    r.fail("corrupt model file (table shapes do not match the vocabularies and templates)");
+  m.filter_facts = std::move(filter_facts);
+  m.predicates.value = std::move(predicates);
+  m.constants.value = std::move(constants);
+  return m;
+}
+
+std::string to_string(const Model& m, const Rule& rule) {
+  const Template& tpl = m.kb.templates.at(static_cast<std::size_t>(rule.template_id));
+  auto atom_text = [&](const RuleAtom& a) {
+    std::string s = m.predicate_row_name(a.predicate.id) + "(";
+    for (std::size_t i = 0; i < a.args.size(); ++i) {
+      if (i) s += ", ";
+      const Term& t = a.args[i];
+      s += t.is_variable ? tpl.variable_names.at(static_cast<std::size_t>(t.id)) : m.kb.constants.name(t.id);
+    }
+    return s + ")";
+  };
+  std::string s = atom_text(rule.head) + " :- ";
+  for (std::size_t i = 0; i < rule.body.size(); ++i) s += (i ? ", " : "") + atom_text(rule.body[i]);
+  return s;
+}
+
+}  // namespace ntp

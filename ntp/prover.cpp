@@ -1,0 +1,283 @@
+// ntp/prover.cpp: symbolic proof search (unify / or / and) and differentiable
+// scoring of the proof paths it finds. See prover.h for the two phases.
+#include "ntp/prover.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace ntp {
+
+namespace {
+
+// Terms inside the search: a constant id c >= 0, or a variable v encoded as
+// -(v + 1). Variables are numbered per proof state; a rule's variables are
+// renamed apart by appending fresh ones each time the rule is applied.
+constexpr int kUnbound = -1;  // in State::binding
+bool is_var(int term) { return term < 0; }
+int var_of(int term) { return -term - 1; }
+int var_term(int v) { return -v - 1; }
+
+// An atom waiting to be proven: predicate row and argument terms.
+struct PendingAtom {
+  int predicate_row = 0;
+  std::vector<int> args;
+};
+
+// A partial proof: what is left to prove, the substitution so far, the rule
+// applications still allowed, and the kernels the path has committed to.
+struct State {
+  int goal = 0;
+  std::vector<PendingAtom> stack;   // front = next atom to prove
+  std::vector<int> binding;         // (variables): a term, or kUnbound
+  int depth_left = 0;
+  std::vector<Comparison> comparisons;
+  std::vector<ProofStep> steps;     // explain mode only
+};
+
+// Follows variable bindings until a constant or an unbound variable.
+int deref(const State& s, int term) {
+  while (is_var(term)) {
+    const int bound = s.binding[static_cast<std::size_t>(var_of(term))];
+    if (bound == kUnbound) return term;
+    term = bound;
+  }
+  return term;
+}
+
+// Unifies two argument terms: binds a variable, or records the kernel
+// between two constants (soft unification never fails outright).
+void unify_terms(State& s, int x, int y, std::vector<Comparison>& step) {
+  x = deref(s, x);
+  y = deref(s, y);
+  if (is_var(x)) {
+    if (x != y) s.binding[static_cast<std::size_t>(var_of(x))] = y;
+  } else if (is_var(y)) {
+    s.binding[static_cast<std::size_t>(var_of(y))] = x;
+  } else {
+    step.push_back({Table::Constant, x, y});
+  }
+}
+
+Atom resolved_atom(const State& s, const PendingAtom& a) {
+  Atom out;
+  out.predicate = a.predicate_row;
+  for (int t : a.args) {
+    const int d = deref(s, t);
+    out.args.push_back(is_var(d) ? -1 : d);
+  }
+  return out;
+}
+
+void commit_step(State& s, bool explain, const PendingAtom& atom, bool by_rule, int id, int depth,
+                 std::vector<Comparison>& step) {
+  if (explain) s.steps.push_back({resolved_atom(s, atom), by_rule, id, depth, step});
+  s.comparisons.insert(s.comparisons.end(), step.begin(), step.end());
+}
+
+// Proves `atom` (popped from s) with rule r: renames the rule apart, unifies
+// its head with the atom and pushes its body in front of the remaining atoms.
+State apply_rule(const Model& model, const State& s, const PendingAtom& atom, int r, int max_depth, bool explain) {
+  const Rule& rule = model.rules[static_cast<std::size_t>(r)];
+  State child = s;
+  child.stack.erase(child.stack.begin());
+  const int offset = static_cast<int>(child.binding.size());
+  child.binding.resize(child.binding.size() + static_cast<std::size_t>(rule.num_variables), kUnbound);
+  auto rename = [&](const Term& t) { return t.is_variable ? var_term(offset + t.id) : t.id; };
+
+  std::vector<Comparison> step{{Table::Predicate, atom.predicate_row, rule.head.predicate.id}};
+  for (std::size_t i = 0; i < atom.args.size(); ++i) unify_terms(child, rename(rule.head.args[i]), atom.args[i], step);
+  std::vector<PendingAtom> body;
+  for (const RuleAtom& b : rule.body) {
+    PendingAtom p{b.predicate.id, {}};
+    for (const Term& t : b.args) p.args.push_back(rename(t));
+    body.push_back(std::move(p));
+  }
+  child.stack.insert(child.stack.begin(), body.begin(), body.end());
+  child.depth_left -= 1;
+  commit_step(child, explain, atom, true, r, max_depth - s.depth_left, step);
+  return child;
+}
+
+// Proves `atom` (popped from s) with fact f.
+State apply_fact(const Model& model, const State& s, const PendingAtom& atom, int f, int max_depth, bool explain) {
+  const Atom& fact = model.kb.facts[static_cast<std::size_t>(f)];
+  State child = s;
+  child.stack.erase(child.stack.begin());
+  std::vector<Comparison> step{{Table::Predicate, atom.predicate_row, fact.predicate}};
+  for (std::size_t i = 0; i < atom.args.size(); ++i) unify_terms(child, atom.args[i], fact.args[i], step);
+  commit_step(child, explain, atom, false, f, max_depth - s.depth_left, step);
+  return child;
+}
+
+// Key of a fact query's pattern: arity, then the ground positions.
+std::vector<int> pattern_key(const FactQuery& q) {
+  std::vector<int> key{static_cast<int>(q.args.size())};
+  for (std::size_t i = 0; i < q.args.size(); ++i)
+    if (q.args[i] >= 0) key.push_back(static_cast<int>(i));
+  return key;
+}
+
+}  // namespace
+
+Prover::Prover(const Model& model, FactSelector& selector, ProverConfig config)
+    : model_(model), selector_(selector), config_(std::move(config)) {
+  if (config_.depth < 0) throw std::invalid_argument("proof depth must be >= 0");
+}
+
+ProofBatch Prover::search(const std::vector<Goal>& goals, bool explain) const {
+  std::vector<State> live;
+  std::vector<std::vector<State>> done(goals.size());
+  for (std::size_t g = 0; g < goals.size(); ++g) {
+    State s;
+    s.goal = static_cast<int>(g);
+    s.depth_left = config_.depth;
+    PendingAtom a{goals[g].atom.predicate, {}};
+    for (int arg : goals[g].atom.args) {
+      if (arg >= 0) { a.args.push_back(arg); continue; }
+      a.args.push_back(var_term(static_cast<int>(s.binding.size())));  // a query variable
+      s.binding.push_back(kUnbound);
+    }
+    s.stack.push_back(std::move(a));
+    live.push_back(std::move(s));
+  }
+
+  std::unordered_map<long long, std::vector<int>> rules_for;  // (row, arity) -> rules
+  while (!live.empty()) {
+    // One round: every live state proves its first pending atom by `or`.
+    std::map<std::vector<int>, std::vector<std::size_t>> by_pattern;  // states asking alike
+    std::vector<FactQuery> queries(live.size());
+    for (std::size_t i = 0; i < live.size(); ++i) {
+      const State& s = live[i];
+      const Atom ground = resolved_atom(s, s.stack.front());
+      queries[i] = {ground.predicate, ground.args, goals[static_cast<std::size_t>(s.goal)].masked_fact};
+      by_pattern[pattern_key(queries[i])].push_back(i);
+    }
+    std::vector<std::vector<int>> facts_of(live.size());
+    for (const auto& [key, members] : by_pattern) {
+      std::vector<FactQuery> batch;
+      for (std::size_t i : members) batch.push_back(queries[i]);
+      std::vector<std::vector<int>> found = selector_.nearest(batch, config_.k_facts);
+      for (std::size_t j = 0; j < members.size(); ++j) facts_of[members[j]] = std::move(found[j]);
+    }
+
+    std::vector<State> next;
+    for (std::size_t i = 0; i < live.size(); ++i) {
+      const State& s = live[i];
+      const PendingAtom atom = s.stack.front();
+      std::vector<State> children;
+      for (int f : facts_of[i]) children.push_back(apply_fact(model_, s, atom, f, config_.depth, explain));
+      if (s.depth_left > 0) {
+        const int arity = static_cast<int>(atom.args.size());
+        const long long key = static_cast<long long>(atom.predicate_row) * 64 + arity;
+        auto it = rules_for.find(key);
+        if (it == rules_for.end())
+          it = rules_for.emplace(key, nearest_rules(model_, atom.predicate_row, arity, config_.k_rules)).first;
+        for (int r : it->second) children.push_back(apply_rule(model_, s, atom, r, config_.depth, explain));
+      }
+      for (State& c : children) {
+        if (c.stack.empty()) done[static_cast<std::size_t>(c.goal)].push_back(std::move(c));
+        else next.push_back(std::move(c));
+      }
+    }
+    live = std::move(next);
+  }
+
+  // Number the distinct comparisons and lay the paths out goal by goal.
+  ProofBatch batch;
+  std::unordered_map<unsigned long long, int> ids;
+  for (std::size_t g = 0; g < goals.size(); ++g) {
+    batch.path_counts.push_back(static_cast<ad::Index>(done[g].size()));
+    for (State& s : done[g]) {
+      ProofPath path;
+      for (const Comparison& c : s.comparisons) {
+        const unsigned long long key = (static_cast<unsigned long long>(c.table) << 62) |
+                                       (static_cast<unsigned long long>(c.a) << 31) | static_cast<unsigned long long>(c.b);
+        auto [it, added] = ids.emplace(key, static_cast<int>(batch.comparisons.size()));
+        if (added) batch.comparisons.push_back(c);
+        path.comparisons.push_back(it->second);
+      }
+      path.steps = std::move(s.steps);
+      batch.paths.push_back(std::move(path));
+    }
+  }
+  return batch;
+}
+
+ad::Var score_goals(ad::Tape& t, Model& model, const ProofBatch& batch) {
+  // Kernels of all distinct comparisons, predicate-table ones first: (n, 1).
+  std::vector<ad::Index> rows_a[2], rows_b[2];
+  std::vector<ad::Index> position(batch.comparisons.size());
+  for (std::size_t i = 0; i < batch.comparisons.size(); ++i) {
+    const Comparison& c = batch.comparisons[i];
+    const int table = c.table == Table::Predicate ? 0 : 1;
+    position[i] = static_cast<ad::Index>(rows_a[table].size());
+    rows_a[table].push_back(c.a);
+    rows_b[table].push_back(c.b);
+  }
+  const ad::Index num_predicate = static_cast<ad::Index>(rows_a[0].size());
+  for (std::size_t i = 0; i < batch.comparisons.size(); ++i)
+    if (batch.comparisons[i].table == Table::Constant) position[i] += num_predicate;
+
+  std::vector<ad::Var> parts;
+  ad::Parameter* tables[2] = {&model.predicates, &model.constants};
+  for (int table = 0; table < 2; ++table)
+    if (!rows_a[table].empty())
+      parts.push_back(ad::rbf_kernel(t, ad::gather(t, *tables[table], rows_a[table]), ad::gather(t, *tables[table], rows_b[table])));
+  const ad::Index zero_row = static_cast<ad::Index>(batch.comparisons.size());
+  parts.push_back(t.constant(ad::Matrix::Zero(1, 1)));  // the score of a goal with no path
+  const ad::Var kernels = parts.size() == 1 ? parts[0] : ad::concat_rows(t, parts);
+
+  // Path matrix: column j holds each path's j-th kernel (short paths repeat
+  // their first one, which leaves the min unchanged): min over columns.
+  std::size_t longest = 1;
+  for (const ProofPath& p : batch.paths) longest = std::max(longest, p.comparisons.size());
+  std::vector<std::vector<ad::Index>> columns(longest);
+  std::vector<ad::Index> segments;
+  std::size_t next_path = 0;
+  for (ad::Index count : batch.path_counts) {
+    if (count == 0) {
+      for (auto& col : columns) col.push_back(zero_row);
+      segments.push_back(1);
+      continue;
+    }
+    for (ad::Index p = 0; p < count; ++p, ++next_path) {
+      const std::vector<int>& comps = batch.paths[next_path].comparisons;
+      for (std::size_t j = 0; j < longest; ++j)
+        columns[j].push_back(position[static_cast<std::size_t>(comps[j < comps.size() ? j : 0])]);
+    }
+    segments.push_back(count);
+  }
+  std::vector<ad::Var> gathered;
+  for (const auto& col : columns) gathered.push_back(ad::gather_rows(t, kernels, col));
+  const ad::Var path_scores = gathered.size() == 1 ? gathered[0] : ad::min(t, gathered);
+  return ad::segment_max(t, path_scores, segments);
+}
+
+double kernel(const Model& model, const Comparison& c) {
+  const ad::Matrix& table = c.table == Table::Predicate ? model.predicates.value : model.constants.value;
+  const double sq = (table.row(c.a) - table.row(c.b)).squaredNorm();
+  return std::exp(-std::sqrt(std::clamp(sq, ad::kMinSquaredDistance, ad::kMaxSquaredDistance)));
+}
+
+std::vector<double> score_goals(const Model& model, const ProofBatch& batch) {
+  std::vector<double> kernels(batch.comparisons.size());
+#pragma omp parallel for schedule(static)
+  for (std::size_t i = 0; i < kernels.size(); ++i) kernels[i] = kernel(model, batch.comparisons[i]);
+  std::vector<double> scores;
+  std::size_t next_path = 0;
+  for (ad::Index count : batch.path_counts) {
+    double best = 0;
+    for (ad::Index p = 0; p < count; ++p, ++next_path) {
+      double path = 1;
+      for (int c : batch.paths[next_path].comparisons) path = std::min(path, kernels[static_cast<std::size_t>(c)]);
+      best = std::max(best, path);
+    }
+    scores.push_back(best);
+  }
+  return scores;
+}
+
+}  // namespace ntp

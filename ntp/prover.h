@@ -1,0 +1,87 @@
+// ntp/prover.h: backward chaining with soft unification, in two phases.
+//
+// 1. search() is symbolic. It runs Prolog-style or/and over a batch of goals,
+//    breadth first: every live proof state proves its first pending atom by
+//    `or`, i.e. by each selected fact (FactSelector: the k nearest, or all) and
+//    each selected rule (while depth allows). Unifying two ground symbols does
+//    not decide anything here; it records a Comparison (a kernel to compute
+//    later), while a variable simply binds. Finished states are proof paths.
+//    All the states of one round that ask the same kind of question share one
+//    batched nearest-neighbour search.
+// 2. score_goals() is numeric and differentiable. It computes every distinct
+//    comparison's kernel on the tape in one gather + rbf_kernel per table,
+//    takes the min along each path and the max over each goal's paths:
+//        score(goal) = max_paths min_{(a,b) in path} exp(-‖θ_a - θ_b‖).
+// Which paths exist depends on the embeddings only through the selection,
+// which is not differentiated (as in NTP 2.0): gradients flow through the
+// kernels of the selected paths.
+#pragma once
+
+#include "autodiff/ops.h"
+#include "ntp/model.h"
+#include "ntp/selector.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ntp {
+
+enum class Table : std::uint8_t { Predicate, Constant };
+
+// A kernel to compute: between rows a and b of one embedding table.
+struct Comparison {
+  Table table = Table::Predicate;
+  int a = 0, b = 0;
+};
+
+// A goal to prove: a ground atom (an argument of -1 is a variable, allowed
+// in queries), and the fact id masked out of its proofs (training: the fact
+// being proven; -1 for none).
+struct Goal {
+  Atom atom;
+  int masked_fact = -1;
+};
+
+// One `or` step of a path, kept for explanations: the atom proven (with the
+// bindings it received), and the fact or rule that proved it.
+struct ProofStep {
+  Atom atom;                    // predicate is a row of Model::predicates
+  bool by_rule = false;
+  int id = -1;                  // fact id or rule id
+  int depth = 0;                // rule applications above this step
+  std::vector<Comparison> comparisons;
+};
+
+struct ProofPath {
+  std::vector<int> comparisons;  // indices into ProofBatch::comparisons
+  std::vector<ProofStep> steps;  // only when searched with explain = true
+};
+
+struct ProofBatch {
+  std::vector<Comparison> comparisons;  // distinct, in first-use order
+  std::vector<ProofPath> paths;         // grouped by goal, in goal order
+  std::vector<ad::Index> path_counts;   // (goals): paths of each goal (may be 0)
+};
+
+class Prover {
+ public:
+  // `config` is usually model.prover; the selector must be built on `model`.
+  Prover(const Model& model, FactSelector& selector, ProverConfig config);
+  ProofBatch search(const std::vector<Goal>& goals, bool explain = false) const;
+  const ProverConfig& config() const { return config_; }
+
+ private:
+  const Model& model_;
+  FactSelector& selector_;
+  ProverConfig config_;
+};
+
+// (goals, 1): the proof score of each goal; 0 for a goal without any path.
+ad::Var score_goals(ad::Tape& tape, Model& model, const ProofBatch& batch);
+
+// The same numbers without a tape (evaluation): plain loops over the paths.
+std::vector<double> score_goals(const Model& model, const ProofBatch& batch);
+// The kernel of one comparison with the model's current embeddings.
+double kernel(const Model& model, const Comparison& c);
+
+}  // namespace ntp

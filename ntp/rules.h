@@ -1,0 +1,25 @@
+// ntp/rules.h: reading induced rules out of a trained model.
+//
+// Every learnable slot of an instantiated rule is replaced by the KB predicate
+// whose embedding is nearest to it; the rule's confidence is the smallest
+// kernel between a slot and the predicate chosen for it (a rule is only as
+// believable as its least certain predicate).
+#pragma once
+
+#include "ntp/model.h"
+
+#include <string>
+#include <vector>
+
+namespace ntp {
+
+struct InducedRule {
+  int rule = -1;          // index into Model::rules
+  double confidence = 0;  // min over slots of exp(-‖θ_slot - θ_predicate‖)
+  std::string text;       // e.g. "locatedIn(X, Y) :- locatedIn(X, Z), locatedIn(Z, Y)"
+};
+
+// Rules with confidence >= min_confidence, highest confidence first.
+std::vector<InducedRule> induced_rules(const Model& model, double min_confidence);
+
+}  // namespace ntp

@@ -1,0 +1,166 @@
+// ntp/selector.cpp: fact selection by nearest keys (see selector.h).
+#include "ntp/selector.h"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+namespace ntp {
+
+namespace {
+
+// Constant tables above this many entries (C x C floats) are not built: "auto"
+// switches to an ANN index instead. 64M floats = 256 MiB.
+constexpr double kMaxTableEntries = 64.0 * 1024 * 1024;
+
+// Squared distances between the rows of a (n, d) and b (m, d): (n, m).
+Eigen::MatrixXf squared_distances(const ad::Matrix& a, const ad::Matrix& b) {
+  const Eigen::MatrixXf af = a.cast<float>(), bf = b.cast<float>();
+  Eigen::MatrixXf d = -2.0f * af * bf.transpose();
+  d.colwise() += af.rowwise().squaredNorm();
+  d.rowwise() += bf.rowwise().squaredNorm().transpose();
+  return d.cwiseMax(0.0f);
+}
+
+// Keeps the k smallest (distance, id) pairs, nearest first, ties by id.
+std::vector<int> smallest(std::vector<std::pair<float, int>>& scored, std::size_t k) {
+  k = std::min(k, scored.size());
+  std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(k), scored.end());
+  std::vector<int> ids(k);
+  for (std::size_t i = 0; i < k; ++i) ids[i] = scored[i].second;
+  return ids;
+}
+
+}  // namespace
+
+struct FactSelector::Pattern {
+  int arity = 0;
+  std::vector<int> ground;           // argument positions compared
+  std::vector<int> fact_ids;         // facts of this arity; row r of the index is fact_ids[r]
+  std::unique_ptr<ann::Index> index; // ANN kinds only
+};
+
+FactSelector::FactSelector(const Model& model, std::string kind) : model_(model), kind_(std::move(kind)) {
+  if (kind_ == "auto") {
+    const double c = model_.kb.constants.size();
+    kind_ = c * c <= kMaxTableEntries ? "table" : "hnsw";
+  }
+  if (kind_ != "table" && kind_ != "brute" && kind_ != "kdtree" && kind_ != "hnsw")
+    throw std::invalid_argument("unknown fact index '" + kind_ + "' (expected auto, table, brute, kdtree or hnsw)");
+}
+
+FactSelector::~FactSelector() = default;
+
+void FactSelector::refresh() {
+  patterns_.clear();
+  tables_ready_ = false;
+}
+
+void FactSelector::build_tables() {
+  const ad::Matrix kb_predicates = model_.predicates.value.topRows(model_.num_kb_predicates);
+  predicate_sq_ = squared_distances(model_.predicates.value, kb_predicates);
+  constant_sq_ = squared_distances(model_.constants.value, model_.constants.value);
+  tables_ready_ = true;
+}
+
+FactSelector::Pattern& FactSelector::pattern_for(const FactQuery& q) {
+  std::vector<int> key{static_cast<int>(q.args.size())};
+  for (std::size_t i = 0; i < q.args.size(); ++i)
+    if (q.args[i] >= 0) key.push_back(static_cast<int>(i));
+  auto found = patterns_.find(key);
+  if (found != patterns_.end()) return *found->second;
+
+  auto p = std::make_unique<Pattern>();
+  p->arity = key[0];
+  p->ground.assign(key.begin() + 1, key.end());
+  const std::vector<Atom>& facts = model_.kb.facts;
+  for (std::size_t f = 0; f < facts.size(); ++f)
+    if (static_cast<int>(facts[f].args.size()) == p->arity) p->fact_ids.push_back(static_cast<int>(f));
+
+  if (kind_ != "table" && !p->fact_ids.empty()) {
+    // Fact keys: [θ_predicate ; θ_arg for each ground position], as floats.
+    const int d = model_.dim;
+    ann::RowMatrix keys(static_cast<Eigen::Index>(p->fact_ids.size()), d * (1 + static_cast<int>(p->ground.size())));
+    for (std::size_t r = 0; r < p->fact_ids.size(); ++r) {
+      const Atom& f = facts[static_cast<std::size_t>(p->fact_ids[r])];
+      const auto row = static_cast<Eigen::Index>(r);
+      keys.row(row).head(d) = model_.predicates.value.row(f.predicate).cast<float>();
+      for (std::size_t g = 0; g < p->ground.size(); ++g)
+        keys.row(row).segment(d * static_cast<Eigen::Index>(1 + g), d) =
+            model_.constants.value.row(f.args[static_cast<std::size_t>(p->ground[g])]).cast<float>();
+    }
+    p->index = ann::make_index(kind_, static_cast<int>(keys.rows()), static_cast<int>(keys.cols()));
+    p->index->build(keys);
+  }
+  return *patterns_.emplace(std::move(key), std::move(p)).first->second;
+}
+
+std::vector<std::vector<int>> FactSelector::nearest(const std::vector<FactQuery>& queries, int k) {
+  std::vector<std::vector<int>> out(queries.size());
+  if (queries.empty()) return out;
+  Pattern& p = pattern_for(queries.front());
+  if (k <= 0 || k >= static_cast<int>(p.fact_ids.size())) {  // exhaustive, or k covers every fact
+    for (std::size_t q = 0; q < queries.size(); ++q) {
+      for (int f : p.fact_ids)
+        if (f != queries[q].masked_fact) out[q].push_back(f);
+    }
+    return out;
+  }
+  const std::size_t want = static_cast<std::size_t>(k) + 1;  // one spare, for the masked fact
+  std::vector<std::vector<int>> found(queries.size());
+
+  if (kind_ == "table") {
+    if (!tables_ready_) build_tables();
+    const std::vector<Atom>& facts = model_.kb.facts;
+#pragma omp parallel for schedule(dynamic, 16)
+    for (std::size_t q = 0; q < queries.size(); ++q) {
+      const FactQuery& query = queries[q];
+      std::vector<std::pair<float, int>> scored;
+      scored.reserve(p.fact_ids.size());
+      for (int f : p.fact_ids) {
+        const Atom& fact = facts[static_cast<std::size_t>(f)];
+        float dist = predicate_sq_(query.predicate_row, fact.predicate);
+        for (int g : p.ground) dist += constant_sq_(query.args[static_cast<std::size_t>(g)], fact.args[static_cast<std::size_t>(g)]);
+        scored.emplace_back(dist, f);
+      }
+      found[q] = smallest(scored, want);
+    }
+  } else {
+    const int d = model_.dim;
+    ann::RowMatrix keys(static_cast<Eigen::Index>(queries.size()), d * (1 + static_cast<int>(p.ground.size())));
+    for (std::size_t q = 0; q < queries.size(); ++q) {
+      const auto row = static_cast<Eigen::Index>(q);
+      keys.row(row).head(d) = model_.predicates.value.row(queries[q].predicate_row).cast<float>();
+      for (std::size_t g = 0; g < p.ground.size(); ++g)
+        keys.row(row).segment(d * static_cast<Eigen::Index>(1 + g), d) =
+            model_.constants.value.row(queries[q].args[static_cast<std::size_t>(p.ground[g])]).cast<float>();
+    }
+    const ann::Neighbours nb = p.index->search(keys, static_cast<int>(want));
+    for (std::size_t q = 0; q < queries.size(); ++q)
+      for (int j = 0; j < nb.k; ++j) found[q].push_back(p.fact_ids[static_cast<std::size_t>(nb.ids[q * static_cast<std::size_t>(nb.k) + static_cast<std::size_t>(j)])]);
+  }
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    for (int f : found[q])
+      if (f != queries[q].masked_fact && static_cast<int>(out[q].size()) < k) out[q].push_back(f);
+  }
+  return out;
+}
+
+std::vector<int> nearest_rules(const Model& model, int row, int arity, int k) {
+  std::vector<std::pair<float, int>> scored;
+  const auto goal = model.predicates.value.row(row);
+  for (std::size_t r = 0; r < model.rules.size(); ++r) {
+    const RuleAtom& head = model.rules[r].head;
+    if (static_cast<int>(head.args.size()) != arity) continue;
+    const float dist = k > 0 ? static_cast<float>((model.predicates.value.row(head.predicate.id) - goal).squaredNorm()) : 0.0f;
+    scored.emplace_back(dist, static_cast<int>(r));
+  }
+  if (k <= 0) {
+    std::vector<int> all;
+    for (const auto& s : scored) all.push_back(s.second);
+    return all;
+  }
+  return smallest(scored, static_cast<std::size_t>(k));
+}
+
+}  // namespace ntp

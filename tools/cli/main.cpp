@@ -1,0 +1,309 @@
+// tools/cli/main.cpp: the `ntp` command: train, eval, prove, rules.
+//
+// Each subcommand parses its own options (cxxopts), does its work through the
+// ntp library, and reports errors as one line on stderr with exit code 1
+// (2 for bad usage). Progress goes to stderr; results to stdout, and with
+// --json a single JSON object is the last line of stdout.
+#include "ntp/evaluate.h"
+#include "ntp/model.h"
+#include "ntp/parse.h"
+#include "ntp/prover.h"
+#include "ntp/rules.h"
+#include "ntp/train.h"
+
+#include <cxxopts.hpp>
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace {
+
+// Thrown for bad command-line use: printed with the subcommand's help hint.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+const char* const kUsage =
+    "usage: ntp <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  train   learn embeddings and rules from facts and rule templates\n"
+    "  eval    evaluate a model (countries AUC-PR, ranking MRR/HITS, classification accuracy)\n"
+    "  prove   score a query and show its best proofs\n"
+    "  rules   list the rules a model induced\n"
+    "\n"
+    "`ntp <command> --help` lists a command's options.\n";
+
+cxxopts::ParseResult parse(cxxopts::Options& options, int argc, char** argv) {
+  options.add_options()("h,help", "show this help");
+  try {
+    auto result = options.parse(argc, argv);
+    if (result.count("help")) {
+      std::cout << options.help() << std::endl;
+      std::exit(0);
+    }
+    return result;
+  } catch (const cxxopts::exceptions::exception& e) {
+    throw UsageError(e.what());
+  }
+}
+
+template <class T>
+T get(const cxxopts::ParseResult& r, const std::string& name) {
+  if (!r.count(name) && !r[name].has_default()) throw UsageError("missing required option --" + name);
+  return r[name].as<T>();
+}
+
+void set_threads(const cxxopts::ParseResult& r) {
+  const int threads = r["threads"].as<int>();
+  if (threads > 0) omp_set_num_threads(threads);
+}
+
+// Reads positive atoms from any fact file; a labelled TSV (4 columns)
+// contributes its positives only.
+std::vector<ntp::Atom> read_true_atoms(const std::string& path, ntp::KnowledgeBase& kb, ntp::NewSymbols policy) {
+  std::ifstream probe(path);
+  std::string first;
+  while (probe && first.empty()) std::getline(probe, first);
+  if (std::count(first.begin(), first.end(), '\t') == 3) {
+    std::vector<ntp::Atom> out;
+    for (const auto& l : ntp::read_labelled_tsv(path, kb, policy))
+      if (l.label > 0) out.push_back(l.atom);
+    return out;
+  }
+  return ntp::read_facts(path, kb, policy);
+}
+
+std::string json_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+int cmd_train(int argc, char** argv) {
+  cxxopts::Options o("ntp train", "Train a neural theorem prover on facts and rule templates.");
+  o.add_options()
+    ("train", "training facts (.nl or .tsv)", cxxopts::value<std::string>())
+    ("templates", "rule templates (.nlt or .pl)", cxxopts::value<std::string>())
+    ("dev", "dev facts: their symbols get embeddings; they filter rankings", cxxopts::value<std::string>())
+    ("test", "test facts: as --dev", cxxopts::value<std::string>())
+    ("model", "where to write the model", cxxopts::value<std::string>())
+    ("dim", "embedding dimension", cxxopts::value<int>()->default_value("100"))
+    ("epochs", "passes over the training facts", cxxopts::value<int>()->default_value("100"))
+    ("batch", "positive facts per step", cxxopts::value<int>()->default_value("10"))
+    ("lr", "learning rate", cxxopts::value<double>()->default_value("0.001"))
+    ("l2", "L2 regularisation", cxxopts::value<double>()->default_value("0.001"))
+    ("clip", "element-wise gradient clip (0 = off)", cxxopts::value<double>()->default_value("1"))
+    ("optimizer", "adam, adagrad or sgd", cxxopts::value<std::string>()->default_value("adam"))
+    ("negatives", "corruptions per positive", cxxopts::value<int>()->default_value("2"))
+    ("depth", "maximum rule applications per proof", cxxopts::value<int>()->default_value("1"))
+    ("k", "facts kept per or-step (0 = all: exhaustive NTP)", cxxopts::value<int>()->default_value("1"))
+    ("k-rules", "rules kept per or-step (0 = all)", cxxopts::value<int>()->default_value("0"))
+    ("index", "fact selector: auto, table, brute, kdtree, hnsw", cxxopts::value<std::string>()->default_value("auto"))
+    ("refresh", "steps between rebuilds of the fact index", cxxopts::value<int>()->default_value("1"))
+    ("seed", "random seed", cxxopts::value<unsigned long long>()->default_value("0"))
+    ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
+    ("quiet", "no progress output");
+  const auto r = parse(o, argc, argv);
+  set_threads(r);
+
+  ntp::KnowledgeBase kb;
+  const std::vector<ntp::Atom> facts = ntp::read_facts(get<std::string>(r, "train"), kb, ntp::NewSymbols::Allow);
+  for (const ntp::Atom& f : facts) kb.add_fact(f);
+  std::vector<ntp::Atom> extra;
+  for (const char* split : {"dev", "test"})
+    if (r.count(split)) {
+      const auto atoms = read_true_atoms(r[split].as<std::string>(), kb, ntp::NewSymbols::Allow);
+      extra.insert(extra.end(), atoms.begin(), atoms.end());
+    }
+  if (r.count("templates")) kb.templates = ntp::read_templates(r["templates"].as<std::string>(), kb);
+  const std::string model_path = get<std::string>(r, "model");
+
+  ntp::ProverConfig prover;
+  prover.depth = r["depth"].as<int>();
+  prover.k_facts = r["k"].as<int>();
+  prover.k_rules = r["k-rules"].as<int>();
+  prover.index = r["index"].as<std::string>();
+  ntp::Model model = ntp::make_model(std::move(kb), r["dim"].as<int>(), prover, r["seed"].as<unsigned long long>());
+  model.filter_facts = std::move(extra);
+
+  ntp::TrainOptions t;
+  t.epochs = r["epochs"].as<int>();
+  t.batch = r["batch"].as<int>();
+  t.negatives = r["negatives"].as<int>();
+  t.learning_rate = r["lr"].as<double>();
+  t.l2 = r["l2"].as<double>();
+  t.clip = r["clip"].as<double>();
+  t.optimizer = r["optimizer"].as<std::string>();
+  t.seed = r["seed"].as<unsigned long long>();
+  t.refresh_every = r["refresh"].as<int>();
+  const bool quiet = r.count("quiet") > 0;
+  std::cerr << "training on " << model.kb.facts.size() << " facts, " << model.kb.predicates.size() << " predicates, "
+            << model.kb.constants.size() << " constants, " << model.rules.size() << " rules; dim " << model.dim
+            << ", depth " << prover.depth << ", k " << prover.k_facts << "\n";
+  ntp::train(model, t, quiet ? nullptr : &std::cerr, [&](const ntp::EpochReport& e) {
+    if (!quiet) std::cerr << "epoch " << e.epoch << ": loss " << e.mean_loss << ", " << e.seconds << " s\n";
+  });
+  ntp::save_model(model, model_path);
+  std::cerr << "model written to " << model_path << "\n";
+  return 0;
+}
+
+int cmd_eval(int argc, char** argv) {
+  cxxopts::Options o("ntp eval", "Evaluate a model with one of the NTP protocols.");
+  o.add_options()
+    ("model", "model file", cxxopts::value<std::string>())
+    ("protocol", "countries, ranking or classification", cxxopts::value<std::string>())
+    ("test", "countries: test countries, one per line; ranking: facts; classification: labelled TSV",
+     cxxopts::value<std::string>())
+    ("dev", "classification: labelled TSV to choose thresholds on", cxxopts::value<std::string>())
+    ("regions", "countries: the regions, one per line", cxxopts::value<std::string>())
+    ("truth", "countries: facts giving each test country's region", cxxopts::value<std::string>())
+    ("filter", "ranking: more files of true facts to filter (default: every file the model saw)",
+     cxxopts::value<std::vector<std::string>>())
+    ("k", "override the facts kept per or-step", cxxopts::value<int>())
+    ("index", "override the fact selector", cxxopts::value<std::string>()->default_value(""))
+    ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
+    ("json", "print the metrics as one JSON object on the last line");
+  const auto r = parse(o, argc, argv);
+  set_threads(r);
+  ntp::Model model = ntp::load_model(get<std::string>(r, "model"));
+  if (r.count("k")) model.prover.k_facts = r["k"].as<int>();
+  const std::string index = r["index"].as<std::string>();
+  const std::string protocol = get<std::string>(r, "protocol");
+  const std::string test = get<std::string>(r, "test");
+  std::string json;
+
+  if (protocol == "countries") {
+    const auto truth = ntp::read_facts(get<std::string>(r, "truth"), model.kb, ntp::NewSymbols::Allow);
+    const auto res = ntp::evaluate_countries(model, ntp::read_names(test), ntp::read_names(get<std::string>(r, "regions")),
+                                             truth, index);
+    std::cout << "AUC-PR " << 100 * res.auc_pr << " over " << res.scored << " atoms (" << res.positives << " true)\n";
+    json = "{\"auc_pr\":" + json_number(res.auc_pr) + "}";
+  } else if (protocol == "ranking") {
+    const auto atoms = ntp::read_facts(test, model.kb, ntp::NewSymbols::Refuse);
+    std::unordered_set<ntp::Atom, ntp::AtomHash> known(model.kb.facts.begin(), model.kb.facts.end());
+    known.insert(model.filter_facts.begin(), model.filter_facts.end());
+    known.insert(atoms.begin(), atoms.end());
+    if (r.count("filter"))
+      for (const std::string& f : r["filter"].as<std::vector<std::string>>())
+        for (const ntp::Atom& a : read_true_atoms(f, model.kb, ntp::NewSymbols::Refuse)) known.insert(a);
+    const auto m = ntp::evaluate_ranking(model, atoms, known, index);
+    std::printf("MRR %.4f  HITS@1 %.4f  HITS@3 %.4f  HITS@10 %.4f  (%d ranks, ties by mean rank)\n", m.mrr, m.hits1,
+                m.hits3, m.hits10, m.count);
+    json = "{\"mrr\":" + json_number(m.mrr) + ",\"hits@1\":" + json_number(m.hits1) + ",\"hits@3\":" +
+           json_number(m.hits3) + ",\"hits@10\":" + json_number(m.hits10) + "}";
+  } else if (protocol == "classification") {
+    const auto dev = ntp::read_labelled_tsv(get<std::string>(r, "dev"), model.kb, ntp::NewSymbols::Refuse);
+    const auto tst = ntp::read_labelled_tsv(test, model.kb, ntp::NewSymbols::Refuse);
+    std::vector<ntp::Atom> dev_atoms, test_atoms;
+    std::vector<int> dev_labels, test_labels;
+    for (const auto& l : dev) { dev_atoms.push_back(l.atom); dev_labels.push_back(l.label); }
+    for (const auto& l : tst) { test_atoms.push_back(l.atom); test_labels.push_back(l.label); }
+    const auto c = ntp::evaluate_classification(model, dev_atoms, dev_labels, test_atoms, test_labels, index);
+    std::printf("accuracy %.4f (per-relation thresholds; dev %.4f), %.4f (global threshold; dev %.4f)\n",
+                c.accuracy_per_relation, c.dev_accuracy_per_relation, c.accuracy_global, c.dev_accuracy_global);
+    json = "{\"accuracy\":" + json_number(c.accuracy_per_relation) + ",\"accuracy_global\":" +
+           json_number(c.accuracy_global) + ",\"dev_accuracy\":" + json_number(c.dev_accuracy_per_relation) + "}";
+  } else {
+    throw UsageError("unknown protocol '" + protocol + "' (expected countries, ranking or classification)");
+  }
+  if (r.count("json")) std::cout << json << std::endl;
+  return 0;
+}
+
+int cmd_prove(int argc, char** argv) {
+  cxxopts::Options o("ntp prove", "Score a query atom and show its best proofs.");
+  o.add_options()
+    ("model", "model file", cxxopts::value<std::string>())
+    ("query", "the atom, e.g. \"locatedIn(palau, oceania)\"", cxxopts::value<std::string>())
+    ("top", "proofs to show", cxxopts::value<int>()->default_value("3"))
+    ("k", "override the facts kept per or-step", cxxopts::value<int>())
+    ("index", "override the fact selector", cxxopts::value<std::string>()->default_value(""));
+  o.parse_positional({"query"});
+  o.positional_help("\"pred(a, b)\"");
+  const auto r = parse(o, argc, argv);
+  ntp::Model model = ntp::load_model(get<std::string>(r, "model"));
+  if (r.count("k")) model.prover.k_facts = r["k"].as<int>();
+  const ntp::Atom query = ntp::parse_atom(get<std::string>(r, "query"), model.kb);
+  const std::string index = r["index"].as<std::string>();
+  ntp::FactSelector selector(model, index.empty() ? model.prover.index : index);
+  ntp::Prover prover(model, selector, model.prover);
+  const ntp::ProofBatch proofs = prover.search({{query, -1}}, /*explain=*/true);
+
+  std::vector<double> path_scores;
+  for (const ntp::ProofPath& p : proofs.paths) {
+    double s = 1;
+    for (int c : p.comparisons) s = std::min(s, ntp::kernel(model, proofs.comparisons[static_cast<std::size_t>(c)]));
+    path_scores.push_back(s);
+  }
+  std::vector<std::size_t> order(path_scores.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return path_scores[a] > path_scores[b]; });
+  const double score = path_scores.empty() ? 0.0 : path_scores[order[0]];
+  std::printf("%s  score %.4f  (%zu proofs searched)\n", ntp::to_string(model.kb, query).c_str(), score, order.size());
+
+  auto atom_text = [&](const ntp::Atom& a) {
+    std::string s = model.predicate_row_name(a.predicate) + "(";
+    for (std::size_t i = 0; i < a.args.size(); ++i)
+      s += (i ? ", " : "") + (a.args[i] >= 0 ? model.kb.constants.name(a.args[i]) : std::string("_"));
+    return s + ")";
+  };
+  const int top = std::max(0, r["top"].as<int>());
+  for (std::size_t n = 0; n < order.size() && static_cast<int>(n) < top; ++n) {
+    const ntp::ProofPath& p = proofs.paths[order[n]];
+    std::printf("proof %zu  score %.4f\n", n + 1, path_scores[order[n]]);
+    for (const ntp::ProofStep& step : p.steps) {
+      double s = 1;
+      for (const ntp::Comparison& c : step.comparisons) s = std::min(s, ntp::kernel(model, c));
+      const std::string by = step.by_rule ? "rule  " + ntp::to_string(model, model.rules[static_cast<std::size_t>(step.id)])
+                                          : "fact  " + ntp::to_string(model.kb, model.kb.facts[static_cast<std::size_t>(step.id)]);
+      std::printf("  %*s%s  <-  %s   (unification %.4f)\n", 2 * step.depth, "", atom_text(step.atom).c_str(), by.c_str(), s);
+    }
+  }
+  return 0;
+}
+
+int cmd_rules(int argc, char** argv) {
+  cxxopts::Options o("ntp rules", "List induced rules, highest confidence first.");
+  o.add_options()
+    ("model", "model file", cxxopts::value<std::string>())
+    ("min-confidence", "smallest confidence shown", cxxopts::value<double>()->default_value("0.5"));
+  const auto r = parse(o, argc, argv);
+  const ntp::Model model = ntp::load_model(get<std::string>(r, "model"));
+  const auto rules = ntp::induced_rules(model, r["min-confidence"].as<double>());
+  for (const auto& rule : rules) std::printf("%.3f  %s\n", rule.confidence, rule.text.c_str());
+  if (rules.empty()) std::printf("no rule with confidence >= %g\n", r["min-confidence"].as<double>());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+    std::cout << kUsage;
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string command = argv[1];
+  try {
+    if (command == "train") return cmd_train(argc - 1, argv + 1);
+    if (command == "eval") return cmd_eval(argc - 1, argv + 1);
+    if (command == "prove") return cmd_prove(argc - 1, argv + 1);
+    if (command == "rules") return cmd_rules(argc - 1, argv + 1);
+    std::cerr << "ntp: unknown command '" << command << "'\n\n" << kUsage;
+    return 2;
+  } catch (const UsageError& e) {
+    std::cerr << "ntp " << command << ": " << e.what() << " (see `ntp " << command << " --help`)\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "ntp " << command << ": " << e.what() << "\n";
+    return 1;
+  }
+}
