@@ -487,3 +487,128 @@ TEST_CASE("bad input: a stray token at the start of a line is reported where it 
   CHECK(std::string(open.what()) ==
         "t.pl:1:21: input ends too early (expected a positive integer copy count, as in '<20>')");
 }
+
+// ------------------------------------------------------- the real data sets
+
+namespace {
+
+// The data sets: $NTP_DATA_DIR, else ../shared/datasets next to the source tree.
+// Empty when absent (the tests then say so and skip).
+std::string data_dir() {
+  const char* env = std::getenv("NTP_DATA_DIR");
+  const std::string dir = env != nullptr && *env != '\0' ? env : std::string(NTP_SOURCE_DIR) + "/../shared/datasets";
+  return std::filesystem::is_directory(dir) ? dir : std::string();
+}
+
+}  // namespace
+
+TEST_CASE("real data: Countries S1") {
+  const std::string dir = data_dir();
+  if (dir.empty()) {
+    MESSAGE("data sets not found (set NTP_DATA_DIR); skipping");
+    return;
+  }
+  KnowledgeBase kb;
+  const auto facts = ntp::read_facts(dir + "/countries_s1/ntp/countries_S1.nl", kb, NewSymbols::Allow);
+  CHECK(facts.size() == 1111);
+  for (const auto& f : facts) kb.add_fact(f);
+  CHECK(kb.facts.size() == 1110);  // locatedIn(micronesia,oceania). is there twice
+  CHECK(kb.predicates.names() == std::vector<std::string>{"locatedIn", "neighborOf"});
+
+  // The .tsv copy holds the same facts; reading it adds no symbol.
+  const int constants = kb.constants.size();
+  const auto tsv = ntp::read_facts(dir + "/countries_s1/gntp/countries_S1.tsv", kb, NewSymbols::Refuse);
+  CHECK(kb.constants.size() == constants);
+  int missing = 0;
+  for (const auto& f : tsv) missing += kb.contains(f) ? 0 : 1;
+  CHECK(missing == 0);
+
+  const auto templates = ntp::read_templates(dir + "/countries_s1/ntp/countries_S1.nlt", kb);
+  REQUIRE(templates.size() == 2);
+  CHECK(ntp::to_string(kb, templates[0]) == "#1(X, Y) :- #1(Y, X)");
+  CHECK(templates[0].num_slots == 1);
+  // The 3-atom template, with #2 shared by both body atoms.
+  CHECK(ntp::to_string(kb, templates[1]) == "#1(X, Y) :- #2(X, Z), #2(Z, Y)");
+  CHECK(templates[1].copies == 3);
+  CHECK(templates[1].num_slots == 2);
+  CHECK(templates[1].num_variables == 3);
+
+  const auto gold = ntp::read_templates(dir + "/countries_s1/gntp/countries_S1_ground.pl", kb);
+  REQUIRE(gold.size() == 2);
+  CHECK(ntp::to_string(kb, gold[1]) == "locatedIn(X, Y) :- locatedIn(X, Z), locatedIn(Z, Y)");
+  CHECK(gold[1].num_slots == 0);
+
+  const auto regions = ntp::read_names(dir + "/countries_s1/ntp/regions.txt");
+  CHECK(regions.size() == 5);
+  const auto test = ntp::read_names(dir + "/countries_s1/ntp/test.txt");
+  CHECK(test.size() == 24);
+  int unknown = 0;
+  for (const auto& name : regions) unknown += kb.constants.find(name) < 0 ? 1 : 0;
+  for (const auto& name : test) unknown += kb.constants.find(name) < 0 ? 1 : 0;
+  CHECK(unknown == 0);
+  // The CLI's way in: a test country's atom (it is not a training fact in S1).
+  const ntp::Atom atom = ntp::parse_atom("locatedIn(" + test[0] + ", " + regions[0] + ").", kb);
+  CHECK(ntp::to_string(kb, atom) == "locatedIn(" + test[0] + ", " + regions[0] + ")");
+}
+
+TEST_CASE("real data: Kinship, UMLS and Nations templates") {
+  const std::string dir = data_dir();
+  if (dir.empty()) {
+    MESSAGE("data sets not found (set NTP_DATA_DIR); skipping");
+    return;
+  }
+  SUBCASE("kinship.nlt: three templates of 20, the last over three lines") {
+    KnowledgeBase kb;
+    for (const auto& f : ntp::read_facts(dir + "/kinship/ntp/train.nl", kb, NewSymbols::Allow)) kb.add_fact(f);
+    CHECK(kb.facts.size() == 8544);
+    const auto dev = ntp::read_facts(dir + "/kinship/ntp/dev.nl", kb, NewSymbols::Refuse);
+    CHECK(dev.size() == 1068);
+    const auto ts = ntp::read_templates(dir + "/kinship/ntp/kinship.nlt", kb);
+    REQUIRE(ts.size() == 3);
+    for (const auto& t : ts) CHECK(t.copies == 20);
+    CHECK(ntp::to_string(kb, ts[1]) == "#1(X, Y) :- #2(Y, X)");
+    CHECK(ntp::to_string(kb, ts[2]) == "#1(X, Y) :- #2(X, Z), #3(Z, Y)");
+    CHECK(ts[2].source == dir + "/kinship/ntp/kinship.nlt:5");
+  }
+  SUBCASE("umls.nlt") {
+    KnowledgeBase kb;
+    for (const auto& f : ntp::read_facts(dir + "/umls/gntp/train.tsv", kb, NewSymbols::Allow)) kb.add_fact(f);
+    CHECK(kb.facts.size() == 5216);
+    const auto ts = ntp::read_templates(dir + "/umls/ntp/umls.nlt", kb);
+    REQUIRE(ts.size() == 3);
+    CHECK(ntp::to_string(kb, ts[0]) == "#1(X, Y) :- #2(X, Z), #3(Z, Y)");
+    CHECK(ntp::to_string(kb, ts[1]) == "#1(X, Y) :- #2(X, Z), #2(Z, Y)");
+    CHECK(ts[1].num_slots == 2);
+    CHECK(ntp::to_string(kb, ts[2]) == "#1(X, Y) :- #2(X, Y)");
+  }
+  SUBCASE("nations gntp clauses.pl") {
+    KnowledgeBase kb;
+    for (const auto& f : ntp::read_facts(dir + "/nations/gntp/train.tsv", kb, NewSymbols::Allow)) kb.add_fact(f);
+    CHECK(kb.facts.size() == 1592);
+    const auto ts = ntp::read_templates(dir + "/nations/gntp/clauses.pl", kb);
+    REQUIRE(ts.size() == 3);
+    CHECK(ntp::to_string(kb, ts[0]) == "p(X, Y) :- q(X, Y)");
+    CHECK(ntp::to_string(kb, ts[2]) == "p(X, Y) :- q(X, Z), r(Z, Y)");
+    for (const auto& t : ts) {
+      CHECK(t.copies == 20);
+      CHECK(t.head.predicate.is_slot);
+    }
+    CHECK(ts[2].num_slots == 3);
+  }
+}
+
+TEST_CASE("real data: WN11 labelled dev.tsv") {
+  const std::string dir = data_dir();
+  if (dir.empty()) {
+    MESSAGE("data sets not found (set NTP_DATA_DIR); skipping");
+    return;
+  }
+  KnowledgeBase kb;
+  const auto dev = ntp::read_labelled_tsv(dir + "/wn11/gntp/dev.tsv", kb, NewSymbols::Allow);
+  CHECK(dev.size() == 5218);
+  int positives = 0;
+  for (const auto& row : dev) positives += row.label == 1 ? 1 : 0;
+  CHECK(positives == 2609);
+  CHECK(ntp::to_string(kb, dev[0].atom) == "_type_of(__genus_xylomelum_1, __dicot_genus_1)");
+  CHECK(kb.predicates.size() == 11);
+}
