@@ -4,6 +4,7 @@
 
 #include "ntp/parse.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -611,4 +612,44 @@ TEST_CASE("real data: WN11 labelled dev.tsv") {
   CHECK(positives == 2609);
   CHECK(ntp::to_string(kb, dev[0].atom) == "_type_of(__genus_xylomelum_1, __dicot_genus_1)");
   CHECK(kb.predicates.size() == 11);
+}
+
+TEST_CASE("real data: every .nl, .nlt, .pl and .tsv file parses") {
+  const std::string dir = data_dir();
+  if (dir.empty()) {
+    MESSAGE("data sets not found (set NTP_DATA_DIR); skipping");
+    return;
+  }
+  namespace fs = std::filesystem;
+  int files = 0;
+  for (const auto& dataset : fs::directory_iterator(dir)) {
+    for (const char* sub : {"ntp", "gntp"}) {
+      const fs::path folder = dataset.path() / sub;
+      if (!fs::is_directory(folder)) continue;
+      for (const auto& entry : fs::directory_iterator(folder)) {
+        const std::string path = entry.path().string(), ext = entry.path().extension().string();
+        KnowledgeBase kb;
+        INFO(path);
+        if (ext == ".nl") {
+          CHECK_NOTHROW(ntp::read_facts(path, kb, NewSymbols::Allow));
+        } else if (ext == ".nlt" || ext == ".pl") {
+          CHECK_NOTHROW(ntp::read_templates(path, kb));  // slots only (or known names) against an empty KB
+        } else if (ext == ".tsv") {
+          std::ifstream in(path);
+          std::string first;
+          std::getline(in, first);
+          const bool labelled = std::count(first.begin(), first.end(), '\t') == 3;
+          if (labelled) {
+            CHECK_NOTHROW(ntp::read_labelled_tsv(path, kb, NewSymbols::Allow));
+          } else {
+            CHECK_NOTHROW(ntp::read_facts(path, kb, NewSymbols::Allow));
+          }
+        } else {
+          continue;
+        }
+        ++files;
+      }
+    }
+  }
+  CHECK(files > 50);
 }
