@@ -3,6 +3,7 @@
 #include "ann/index.h"
 
 #include "ann/brute_force.h"
+#include "ann/hnsw.h"
 #include "ann/kd_tree.h"
 
 #include <algorithm>
@@ -84,6 +85,7 @@ void Index::update(const std::vector<int>& ids, const RowMatrix& points) {
 std::unique_ptr<Index> make_index(const std::string& kind, int n, int d) {
   if (kind == "brute") return std::make_unique<BruteForce>();
   if (kind == "kdtree") return std::make_unique<KdTree>();
+  if (kind == "hnsw") return std::make_unique<Hnsw>();
   if (kind == "auto") {
     if (n < 0 || d < 0)
       throw std::invalid_argument("make_index: n and d must be >= 0 for \"auto\", got n = " +

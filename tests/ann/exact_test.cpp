@@ -167,6 +167,7 @@ TEST_CASE("KdTree agrees with a naive loop") {
 TEST_CASE("make_index") {
   CHECK(ann::make_index("brute", 10, 3)->name() == "brute");
   CHECK(ann::make_index("kdtree", 10, 3)->name() == "kdtree");
+  CHECK(ann::make_index("hnsw", 10, 3)->name() == "hnsw");
   CHECK(ann::make_index("auto", 100, 3)->name() == "brute");
   CHECK_THROWS_WITH_AS(ann::make_index("annoy", 10, 3), doctest::Contains("unknown index kind"),
                        std::invalid_argument);
