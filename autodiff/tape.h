@@ -15,9 +15,20 @@
 // graphs are small enough that memory traffic, not flops, sets the pace.
 #pragma once
 
+// GCC 12 warns about its own AVX-512 intrinsics (-Wmaybe-uninitialized, GCC
+// bug 105593) when Eigen's reductions are inlined with -march=native; the
+// warning is false, so it is silenced for Eigen's headers only.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <Eigen/Dense>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -50,6 +61,7 @@ struct Node {
   const char* op = "constant";  // op name, for error messages
   std::vector<int> inputs;      // ids of the input nodes, in argument order
   std::vector<Index> index;     // op data: gathered rows, arg-min/arg-max, segments
+  Matrix aux;                   // op data: a saved intermediate (backward factors, labels)
   Parameter* param = nullptr;   // gather: the table that receives the gradient
   Scalar constant = 0;          // op data: scale factor
   bool needs_grad = false;      // some input (transitively) depends on a Parameter
@@ -98,8 +110,13 @@ class Tape {
   std::size_t size() const { return size_; }
 
   // For op implementations: append a node and get it back to fill in.
-  // `inputs` are checked to belong to this tape.
+  // `inputs` are checked to belong to this tape. A push may move the nodes, so
+  // it invalidates references to nodes taken before it (the new one included).
   Node& push(const char* op, std::vector<int> inputs, Index rows, Index cols, BackwardFn backward);
+  // The same without building a vector: ops use this one, so that a reused
+  // tape does no heap allocation in steady state.
+  Node& push(const char* op, std::initializer_list<int> inputs, Index rows, Index cols,
+             BackwardFn backward);
   Node& node(Var v) { return node(v.id); }
   const Node& node(Var v) const { return node(v.id); }
   Node& node(int id);

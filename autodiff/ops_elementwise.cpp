@@ -1,0 +1,148 @@
+// autodiff/ops_elementwise.cpp: element-wise ops on same-shape inputs: add,
+// sub, mul, scale, exp, min (of several) and max (of two). No broadcasting:
+// callers repeat rows with gather_rows first.
+#include "autodiff/ops_internal.h"
+
+#include <string>
+
+namespace ad {
+
+using detail::check_same_shape;
+
+// ---- add: y = a + b;  da += g, db += g ----------------------------------------
+
+static void add_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  for (int in : n.inputs) {
+    Node& x = t.node(in);
+    if (x.needs_grad) x.grad += n.grad;
+  }
+}
+
+Var add(Tape& t, Var a, Var b) {
+  check_same_shape("add", t.value(a), t.value(b));
+  Node& n = t.push("add", {a.id, b.id}, t.value(a).rows(), t.value(a).cols(), add_backward);
+  n.value = t.value(a) + t.value(b);
+  return t.last();
+}
+
+// ---- sub: y = a - b;  da += g, db -= g ----------------------------------------
+
+static void sub_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Node& a = t.node(n.inputs[0]);
+  Node& b = t.node(n.inputs[1]);
+  if (a.needs_grad) a.grad += n.grad;
+  if (b.needs_grad) b.grad -= n.grad;
+}
+
+Var sub(Tape& t, Var a, Var b) {
+  check_same_shape("sub", t.value(a), t.value(b));
+  Node& n = t.push("sub", {a.id, b.id}, t.value(a).rows(), t.value(a).cols(), sub_backward);
+  n.value = t.value(a) - t.value(b);
+  return t.last();
+}
+
+// ---- mul: y = a ⊙ b;  da += g ⊙ b, db += g ⊙ a --------------------------------
+
+static void mul_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Node& a = t.node(n.inputs[0]);
+  Node& b = t.node(n.inputs[1]);
+  if (a.needs_grad) a.grad.array() += n.grad.array() * b.value.array();
+  if (b.needs_grad) b.grad.array() += n.grad.array() * a.value.array();
+}
+
+Var mul(Tape& t, Var a, Var b) {
+  check_same_shape("mul", t.value(a), t.value(b));
+  Node& n = t.push("mul", {a.id, b.id}, t.value(a).rows(), t.value(a).cols(), mul_backward);
+  n.value = t.value(a).cwiseProduct(t.value(b));
+  return t.last();
+}
+
+// ---- scale: y = c a;  da += c g; constant = c --------------------------------
+
+static void scale_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Node& a = t.node(n.inputs[0]);
+  if (a.needs_grad) a.grad += n.constant * n.grad;
+}
+
+Var scale(Tape& t, Var a, Scalar c) {
+  Node& n = t.push("scale", {a.id}, t.value(a).rows(), t.value(a).cols(), scale_backward);
+  n.constant = c;
+  n.value = c * t.value(a);
+  return t.last();
+}
+
+// ---- exp: y = e^a;  da += g ⊙ y -----------------------------------------------
+
+static void exp_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Node& a = t.node(n.inputs[0]);
+  if (a.needs_grad) a.grad.array() += n.grad.array() * n.value.array();
+}
+
+Var exp(Tape& t, Var a) {
+  Node& n = t.push("exp", {a.id}, t.value(a).rows(), t.value(a).cols(), exp_backward);
+  n.value = t.value(a).array().exp().matrix();
+  return t.last();
+}
+
+// ---- min: y = min_j x_j element-wise; index[e] = the first j holding it ----------
+// d x_j[e] += g[e] for j = index[e] only.
+
+static void min_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  const Scalar* g = n.grad.data();
+  const Index size = n.grad.size();
+  for (std::size_t j = 0; j < n.inputs.size(); ++j) {
+    Node& x = t.node(n.inputs[j]);
+    if (!x.needs_grad) continue;
+    Scalar* gx = x.grad.data();
+    for (Index e = 0; e < size; ++e)
+      if (n.index[static_cast<std::size_t>(e)] == static_cast<Index>(j)) gx[e] += g[e];
+  }
+}
+
+Var min(Tape& t, const std::vector<Var>& xs) {
+  if (xs.empty()) throw ShapeError("min: no inputs");
+  for (Var x : xs) check_same_shape("min", t.value(xs[0]), t.value(x));
+  const Matrix& first = t.value(xs[0]);
+  Node& n = detail::push_list(t, "min", xs, first.rows(), first.cols(), min_backward);
+  n.value = t.value(xs[0]);
+  n.index.assign(static_cast<std::size_t>(n.value.size()), 0);
+  Scalar* y = n.value.data();
+  for (std::size_t j = 1; j < xs.size(); ++j) {
+    const Scalar* x = t.value(xs[j]).data();
+    for (Index e = 0; e < n.value.size(); ++e)
+      if (x[e] < y[e]) {  // strict: a tie keeps the earlier input
+        y[e] = x[e];
+        n.index[static_cast<std::size_t>(e)] = static_cast<Index>(j);
+      }
+  }
+  return t.last();
+}
+
+// ---- max: y = max(a, b), ties to a; da += g where a >= b, db += g elsewhere -------
+// The inputs are never modified, so backward recomputes the mask from them.
+
+static void max_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Node& a = t.node(n.inputs[0]);
+  Node& b = t.node(n.inputs[1]);
+  const auto a_wins = (a.value.array() >= b.value.array());
+  if (a.needs_grad) a.grad.array() += a_wins.select(n.grad.array(), 0.0);
+  if (b.needs_grad) b.grad.array() += a_wins.select(0.0, n.grad.array());
+}
+
+Var max(Tape& t, Var a, Var b) {
+  check_same_shape("max", t.value(a), t.value(b));
+  Node& n = t.push("max", {a.id, b.id}, t.value(a).rows(), t.value(a).cols(), max_backward);
+  n.value = (t.value(a).array() >= t.value(b).array())
+                .select(t.value(a).array(), t.value(b).array())
+                .matrix();
+  return t.last();
+}
+
+}  // namespace ad

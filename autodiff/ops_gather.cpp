@@ -1,0 +1,163 @@
+// autodiff/ops_gather.cpp: ops that move rows and columns around without
+// arithmetic: gather (from a Parameter), gather_rows, concat_cols,
+// concat_rows and slice_cols. Their backward rules route gradients back to
+// where the entries came from, adding when a row was read twice.
+#include "autodiff/ops_internal.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace ad {
+
+using detail::kParallelRows;
+
+static void check_rows(const char* op, const std::vector<Index>& rows, Index limit,
+                       const std::string& what) {
+  for (Index r : rows)
+    if (r < 0 || r >= limit)
+      throw std::out_of_range(std::string(op) + ": row " + std::to_string(r) +
+                              " out of range for " + what);
+}
+
+// Copies out.row(i) = src.row(rows[i]).
+static void copy_rows(Matrix& out, const Matrix& src, const std::vector<Index>& rows) {
+  const Index n = out.rows();
+#pragma omp parallel for schedule(static) if (n >= kParallelRows)
+  for (Index i = 0; i < n; ++i) out.row(i) = src.row(rows[static_cast<std::size_t>(i)]);
+}
+
+// ---- gather: y[i] = table[rows[i]]; index = rows, param = &table -----------
+
+static void gather_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Parameter& p = *n.param;
+  for (std::size_t i = 0; i < n.index.size(); ++i) {
+    const Index r = n.index[i];
+    p.grad.row(r) += n.grad.row(static_cast<Index>(i));
+    if (!p.is_touched[static_cast<std::size_t>(r)]) {
+      p.is_touched[static_cast<std::size_t>(r)] = 1;
+      p.touched.push_back(r);
+    }
+  }
+}
+
+Var gather(Tape& t, Parameter& table, const std::vector<Index>& rows) {
+  check_rows("gather", rows, table.value.rows(),
+             "parameter '" + table.name + "' " + shape_of(table.value));
+  if (table.grad.rows() != table.value.rows() || table.grad.cols() != table.value.cols() ||
+      table.is_touched.size() != static_cast<std::size_t>(table.value.rows()))
+    throw ShapeError("gather: parameter '" + table.name + "' has value " +
+                     shape_of(table.value) + " but gradient " + shape_of(table.grad));
+  Node& n = t.push("gather", {}, static_cast<Index>(rows.size()), table.value.cols(),
+                   gather_backward);
+  n.param = &table;
+  n.index.assign(rows.begin(), rows.end());
+  n.needs_grad = true;
+  copy_rows(n.value, table.value, rows);
+  return t.last();
+}
+
+// ---- gather_rows: y[i] = x[rows[i]]; index = rows ----------------------------
+
+static void gather_rows_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Node& x = t.node(n.inputs[0]);
+  if (!x.needs_grad) return;
+  for (std::size_t i = 0; i < n.index.size(); ++i)
+    x.grad.row(n.index[i]) += n.grad.row(static_cast<Index>(i));
+}
+
+Var gather_rows(Tape& t, Var x, const std::vector<Index>& rows) {
+  check_rows("gather_rows", rows, t.value(x).rows(), "input " + shape_of(t.value(x)));
+  Node& n = t.push("gather_rows", {x.id}, static_cast<Index>(rows.size()), t.value(x).cols(),
+                   gather_rows_backward);
+  n.index.assign(rows.begin(), rows.end());
+  copy_rows(n.value, t.value(x), n.index);
+  return t.last();
+}
+
+// ---- concat_cols: y = [x0 x1 ...] ------------------------------------------------
+
+static void concat_cols_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Index begin = 0;
+  for (int in : n.inputs) {
+    Node& x = t.node(in);
+    const Index c = x.value.cols();
+    if (x.needs_grad) x.grad += n.grad.middleCols(begin, c);
+    begin += c;
+  }
+}
+
+Var concat_cols(Tape& t, const std::vector<Var>& xs) {
+  if (xs.empty()) throw ShapeError("concat_cols: no inputs");
+  const Index rows = t.value(xs[0]).rows();
+  Index cols = 0;
+  for (Var x : xs) {
+    if (t.value(x).rows() != rows)
+      detail::throw_shapes("concat_cols", t.value(xs[0]), t.value(x), "differ in rows");
+    cols += t.value(x).cols();
+  }
+  Node& n = detail::push_list(t, "concat_cols", xs, rows, cols, concat_cols_backward);
+  Index begin = 0;
+  for (Var x : xs) {
+    const Matrix& v = t.value(x);
+    n.value.middleCols(begin, v.cols()) = v;
+    begin += v.cols();
+  }
+  return t.last();
+}
+
+// ---- concat_rows: y = [x0; x1; ...] ----------------------------------------------
+
+static void concat_rows_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Index begin = 0;
+  for (int in : n.inputs) {
+    Node& x = t.node(in);
+    const Index r = x.value.rows();
+    if (x.needs_grad) x.grad += n.grad.middleRows(begin, r);
+    begin += r;
+  }
+}
+
+Var concat_rows(Tape& t, const std::vector<Var>& xs) {
+  if (xs.empty()) throw ShapeError("concat_rows: no inputs");
+  const Index cols = t.value(xs[0]).cols();
+  Index rows = 0;
+  for (Var x : xs) {
+    if (t.value(x).cols() != cols)
+      detail::throw_shapes("concat_rows", t.value(xs[0]), t.value(x), "differ in columns");
+    rows += t.value(x).rows();
+  }
+  Node& n = detail::push_list(t, "concat_rows", xs, rows, cols, concat_rows_backward);
+  Index begin = 0;
+  for (Var x : xs) {
+    const Matrix& v = t.value(x);
+    n.value.middleRows(begin, v.rows()) = v;
+    begin += v.rows();
+  }
+  return t.last();
+}
+
+// ---- slice_cols: y = x[:, begin : begin + count]; index = {begin} ---------------
+
+static void slice_cols_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Node& x = t.node(n.inputs[0]);
+  if (x.needs_grad) x.grad.middleCols(n.index[0], n.value.cols()) += n.grad;
+}
+
+Var slice_cols(Tape& t, Var x, Index begin, Index count) {
+  const Matrix& xv = t.value(x);
+  if (begin < 0 || count < 0 || begin + count > xv.cols())
+    throw ShapeError("slice_cols: columns [" + std::to_string(begin) + ", " +
+                     std::to_string(begin + count) + ") out of range for shape " +
+                     shape_of(xv));
+  Node& n = t.push("slice_cols", {x.id}, xv.rows(), count, slice_cols_backward);
+  n.index.assign(1, begin);
+  n.value = t.value(x).middleCols(begin, count);
+  return t.last();
+}
+
+}  // namespace ad

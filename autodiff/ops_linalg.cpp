@@ -1,0 +1,52 @@
+// autodiff/ops_linalg.cpp: matrix product and row-wise softmax, for the
+// parts of a model that mix embedding dimensions (e.g. attention over rules).
+#include "autodiff/ops_internal.h"
+
+namespace ad {
+
+// ---- matmul: y = a b;  da += g bᵀ, db += aᵀ g -----------------------------------
+
+static void matmul_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Node& a = t.node(n.inputs[0]);
+  Node& b = t.node(n.inputs[1]);
+  if (a.needs_grad) a.grad.noalias() += n.grad * b.value.transpose();
+  if (b.needs_grad) b.grad.noalias() += a.value.transpose() * n.grad;
+}
+
+Var matmul(Tape& t, Var a, Var b) {
+  if (t.value(a).cols() != t.value(b).rows())
+    detail::throw_shapes("matmul", t.value(a), t.value(b), "do not chain (inner sizes differ)");
+  Node& n = t.push("matmul", {a.id, b.id}, t.value(a).rows(), t.value(b).cols(),
+                   matmul_backward);
+  n.value.noalias() = t.value(a) * t.value(b);
+  return t.last();
+}
+
+// ---- softmax_rows: y[i] = e^(x[i] - max) / Σ e^(x[i] - max) ---------------------
+// dx[i] += y[i] ⊙ (g[i] - <g[i], y[i]>).
+
+static void softmax_rows_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Node& x = t.node(n.inputs[0]);
+  if (!x.needs_grad) return;
+  for (Index i = 0; i < n.value.rows(); ++i) {
+    const Scalar dot = n.grad.row(i).dot(n.value.row(i));
+    x.grad.row(i).array() += n.value.row(i).array() * (n.grad.row(i).array() - dot);
+  }
+}
+
+Var softmax_rows(Tape& t, Var x) {
+  if (t.value(x).cols() == 0)
+    throw ShapeError("softmax_rows: shape " + shape_of(t.value(x)) + " has no columns");
+  Node& n = t.push("softmax_rows", {x.id}, t.value(x).rows(), t.value(x).cols(),
+                   softmax_rows_backward);
+  const Matrix& xv = t.value(x);
+  for (Index i = 0; i < xv.rows(); ++i) {
+    n.value.row(i) = (xv.row(i).array() - xv.row(i).maxCoeff()).exp().matrix();
+    n.value.row(i) /= n.value.row(i).sum();
+  }
+  return t.last();
+}
+
+}  // namespace ad

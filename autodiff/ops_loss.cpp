@@ -1,0 +1,80 @@
+// autodiff/ops_loss.cpp: the losses: log_sigmoid and the mean binary
+// cross-entropy NTP trains with, both written to stay finite at extreme inputs.
+#include "autodiff/ops_internal.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace ad {
+
+// ---- log_sigmoid: y = log σ(x) = -log(1 + e^-x);  dx += g σ(-x) -----------------
+// Evaluated as min(x, 0) - log1p(e^-|x|) so that e^ never overflows.
+
+static void log_sigmoid_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Node& x = t.node(n.inputs[0]);
+  if (!x.needs_grad) return;
+  for (Index e = 0; e < n.value.size(); ++e) {
+    const Scalar v = x.value.data()[e];
+    const Scalar z = std::exp(-std::abs(v));  // σ(-v) = z/(1+z) for v >= 0, 1/(1+z) else
+    x.grad.data()[e] += n.grad.data()[e] * (v >= 0 ? z / (1 + z) : 1 / (1 + z));
+  }
+}
+
+Var log_sigmoid(Tape& t, Var x) {
+  Node& n = t.push("log_sigmoid", {x.id}, t.value(x).rows(), t.value(x).cols(),
+                   log_sigmoid_backward);
+  const Matrix& xv = t.value(x);
+  for (Index e = 0; e < xv.size(); ++e) {
+    const Scalar v = xv.data()[e];
+    n.value.data()[e] = std::min(v, Scalar(0)) - std::log1p(std::exp(-std::abs(v)));
+  }
+  return t.last();
+}
+
+// ---- binary_cross_entropy: y = -1/n Σ [l log p + (1 - l) log(1 - p)]; aux = labels ----
+// dp[i] += g (-l / p + (1 - l) / (1 - p)) / n, each term dropped where its
+// argument was clipped to [kMinProbability, 1].
+
+static bool in_range(Scalar q) { return q >= kMinProbability && q <= 1; }
+static Scalar clip_probability(Scalar q) {
+  return q < kMinProbability ? kMinProbability : (q > 1 ? 1 : q);
+}
+
+static void binary_cross_entropy_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Node& p = t.node(n.inputs[0]);
+  if (!p.needs_grad) return;
+  const Index count = p.value.rows();
+  const Scalar g = n.grad(0, 0) / static_cast<Scalar>(count);
+  for (Index i = 0; i < count; ++i) {
+    const Scalar q = p.value(i, 0), label = n.aux(i, 0);
+    Scalar d = 0;
+    if (in_range(q)) d -= label / q;
+    if (in_range(1 - q)) d += (1 - label) / (1 - q);
+    p.grad(i, 0) += g * d;
+  }
+}
+
+Var binary_cross_entropy(Tape& t, Var p, const std::vector<Scalar>& labels) {
+  const Matrix& pv = t.value(p);
+  const Index count = static_cast<Index>(labels.size());
+  if (pv.cols() != 1 || pv.rows() != count)
+    throw ShapeError("binary_cross_entropy: shapes " + shape_of(pv) + " (probabilities) and (" +
+                     std::to_string(count) + ", 1) (labels) differ");
+  if (count == 0) throw ShapeError("binary_cross_entropy: shape (0, 1) has no entries");
+  Node& n = t.push("binary_cross_entropy", {p.id}, 1, 1, binary_cross_entropy_backward);
+  n.aux = Eigen::Map<const Matrix>(labels.data(), count, 1);
+  const Matrix& q = t.value(p);
+  Scalar total = 0;
+  for (Index i = 0; i < count; ++i) {
+    const Scalar label = labels[static_cast<std::size_t>(i)];
+    total += label * std::log(clip_probability(q(i, 0))) +
+             (1 - label) * std::log(clip_probability(1 - q(i, 0)));
+  }
+  n.value(0, 0) = -total / static_cast<Scalar>(count);
+  return t.last();
+}
+
+}  // namespace ad

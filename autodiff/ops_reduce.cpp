@@ -1,0 +1,105 @@
+// autodiff/ops_reduce.cpp: reductions to fewer entries: sum and mean (to a
+// scalar) and segment_max (the best of each run of consecutive rows, which is
+// how NTP keeps the best of the k facts retrieved for a goal).
+#include "autodiff/ops_internal.h"
+
+#include <string>
+
+namespace ad {
+
+// ---- sum: y = Σ x;  dx += g ---------------------------------------------------
+
+static void sum_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Node& x = t.node(n.inputs[0]);
+  if (x.needs_grad) x.grad.array() += n.grad(0, 0);
+}
+
+Var sum(Tape& t, Var x) {
+  Node& n = t.push("sum", {x.id}, 1, 1, sum_backward);
+  n.value(0, 0) = t.value(x).sum();
+  return t.last();
+}
+
+// ---- mean: y = Σ x / size;  dx += g / size --------------------------------------
+
+static void mean_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Node& x = t.node(n.inputs[0]);
+  if (x.needs_grad) x.grad.array() += n.grad(0, 0) / static_cast<Scalar>(x.value.size());
+}
+
+Var mean(Tape& t, Var x) {
+  if (t.value(x).size() == 0)
+    throw ShapeError("mean: shape " + shape_of(t.value(x)) + " has no entries");
+  Node& n = t.push("mean", {x.id}, 1, 1, mean_backward);
+  n.value(0, 0) = t.value(x).mean();
+  return t.last();
+}
+
+// ---- segment_max: y[s] = max of x over segment s; index[s] = its first arg-max row --
+// dx[index[s]] += g[s].
+
+static void segment_max_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Node& x = t.node(n.inputs[0]);
+  if (!x.needs_grad) return;
+  for (std::size_t s = 0; s < n.index.size(); ++s)
+    x.grad(n.index[s], 0) += n.grad(static_cast<Index>(s), 0);
+}
+
+static void check_column(const Matrix& x) {
+  if (x.cols() != 1)
+    throw ShapeError("segment_max: shapes " + shape_of(x) + " and (" +
+                     std::to_string(x.rows()) + ", 1) differ: input must be a column");
+}
+
+// Fills y and index for segments [begin, begin + size); the first maximum wins.
+static void segment_max_one(const Scalar* x, Index begin, Index size, Scalar& y, Index& arg) {
+  arg = begin;
+  for (Index r = begin + 1; r < begin + size; ++r)
+    if (x[r] > x[arg]) arg = r;
+  y = x[arg];
+}
+
+Var segment_max(Tape& t, Var x, const std::vector<Index>& segment_sizes) {
+  const Matrix& xv = t.value(x);
+  check_column(xv);
+  Index total = 0;
+  for (Index size : segment_sizes) {
+    if (size < 1)
+      throw ShapeError("segment_max: segment size " + std::to_string(size) + " is not >= 1");
+    total += size;
+  }
+  if (total != xv.rows())
+    throw ShapeError("segment_max: segment sizes sum to " + std::to_string(total) +
+                     " but the input has shape " + shape_of(xv));
+  const Index segments = static_cast<Index>(segment_sizes.size());
+  Node& n = t.push("segment_max", {x.id}, segments, 1, segment_max_backward);
+  n.index.resize(segment_sizes.size());
+  const Scalar* xs = t.value(x).data();
+  Index begin = 0;
+  for (Index s = 0; s < segments; ++s) {
+    const Index size = segment_sizes[static_cast<std::size_t>(s)];
+    segment_max_one(xs, begin, size, n.value(s, 0), n.index[static_cast<std::size_t>(s)]);
+    begin += size;
+  }
+  return t.last();
+}
+
+Var segment_max(Tape& t, Var x, Index k) {
+  const Matrix& xv = t.value(x);
+  check_column(xv);
+  if (k < 1 || xv.rows() % k != 0)
+    throw ShapeError("segment_max: segment size " + std::to_string(k) +
+                     " does not divide the input shape " + shape_of(xv));
+  const Index segments = xv.rows() / k;
+  Node& n = t.push("segment_max", {x.id}, segments, 1, segment_max_backward);
+  n.index.resize(static_cast<std::size_t>(segments));
+  const Scalar* xs = t.value(x).data();
+  for (Index s = 0; s < segments; ++s)
+    segment_max_one(xs, s * k, k, n.value(s, 0), n.index[static_cast<std::size_t>(s)]);
+  return t.last();
+}
+
+}  // namespace ad

@@ -1,0 +1,68 @@
+// autodiff/optim.cpp: SGD, AdaGrad and Adam over the touched rows of
+// Parameters (see optim.h for the shared step: L2, clipping, update, clear).
+#include "autodiff/optim.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace ad {
+
+void Optimizer::step(const std::vector<Parameter*>& params) {
+  Matrix g;
+  for (std::size_t slot = 0; slot < params.size(); ++slot) {
+    Parameter& p = *params[slot];
+    g.resize(1, p.value.cols());
+    for (Index row : p.touched) {
+      g = p.grad.row(row) + options_.l2 * p.value.row(row);
+      if (options_.clip > 0) g = g.cwiseMax(-options_.clip).cwiseMin(options_.clip);
+      update_row(slot, p, row, g);
+    }
+    p.clear_grad();
+  }
+}
+
+// value -= lr g
+void Sgd::update_row(std::size_t, Parameter& p, Index row, const Matrix& g) {
+  p.value.row(row) -= options_.learning_rate * g;
+}
+
+// s += g²;  value -= lr g / (√s + ε)
+void AdaGrad::update_row(std::size_t slot, Parameter& p, Index row, const Matrix& g) {
+  if (sum_squares_.size() <= slot) sum_squares_.resize(slot + 1);
+  Matrix& s = sum_squares_[slot];
+  if (s.rows() != p.value.rows() || s.cols() != p.value.cols())
+    s.setZero(p.value.rows(), p.value.cols());
+  s.row(row).array() += g.array().square();
+  p.value.row(row).array() -=
+      options_.learning_rate * g.array() / (s.row(row).array().sqrt() + options_.epsilon);
+}
+
+// With t the row's own step count:
+//   m = β1 m + (1 - β1) g,  v = β2 v + (1 - β2) g²
+//   value -= lr m̂ / (√v̂ + ε),  m̂ = m / (1 - β1^t),  v̂ = v / (1 - β2^t)
+void Adam::update_row(std::size_t slot, Parameter& p, Index row, const Matrix& g) {
+  if (moments_.size() <= slot) moments_.resize(slot + 1);
+  Moments& m = moments_[slot];
+  if (m.first.rows() != p.value.rows() || m.first.cols() != p.value.cols()) {
+    m.first.setZero(p.value.rows(), p.value.cols());
+    m.second.setZero(p.value.rows(), p.value.cols());
+    m.steps.assign(static_cast<std::size_t>(p.value.rows()), 0);
+  }
+  const OptimizerOptions& o = options_;
+  const auto step = static_cast<Scalar>(++m.steps[static_cast<std::size_t>(row)]);
+  m.first.row(row) = o.beta1 * m.first.row(row) + (1 - o.beta1) * g;
+  m.second.row(row) = o.beta2 * m.second.row(row) + (1 - o.beta2) * g.cwiseAbs2();
+  const Scalar c1 = 1 - std::pow(o.beta1, step), c2 = 1 - std::pow(o.beta2, step);
+  p.value.row(row).array() -= o.learning_rate * (m.first.row(row).array() / c1) /
+                              ((m.second.row(row).array() / c2).sqrt() + o.epsilon);
+}
+
+std::unique_ptr<Optimizer> make_optimizer(const std::string& name, OptimizerOptions options) {
+  if (name == "sgd") return std::make_unique<Sgd>(options);
+  if (name == "adagrad") return std::make_unique<AdaGrad>(options);
+  if (name == "adam") return std::make_unique<Adam>(options);
+  throw std::invalid_argument("make_optimizer: unknown optimiser '" + name +
+                              "' (expected sgd, adagrad or adam)");
+}
+
+}  // namespace ad
