@@ -1,0 +1,106 @@
+// Gradient checks for l2_norm_rows and rbf_kernel (autodiff/ops_kernel.cpp),
+// inside and outside the clip range of the squared distance.
+#include "tests/autodiff/gradcheck.h"
+
+using namespace gradcheck;
+using ad::Matrix;
+
+namespace {
+
+double clip_squared(double s) {
+  return std::min(std::max(s, ad::kMinSquaredDistance), ad::kMaxSquaredDistance);
+}
+
+Matrix norm_reference(const Matrix& x) {
+  Matrix out(x.rows(), 1);
+  for (ad::Index r = 0; r < x.rows(); ++r) {
+    double s = 0;
+    for (ad::Index k = 0; k < x.cols(); ++k) s += x(r, k) * x(r, k);
+    out(r, 0) = std::sqrt(clip_squared(s));
+  }
+  return out;
+}
+
+Matrix rbf_reference(const Matrix& x, const Matrix& y) {
+  Matrix out(x.rows(), 1);
+  for (ad::Index r = 0; r < x.rows(); ++r) {
+    double s = 0;
+    for (ad::Index k = 0; k < x.cols(); ++k) s += (x(r, k) - y(r, k)) * (x(r, k) - y(r, k));
+    out(r, 0) = std::exp(-std::sqrt(clip_squared(s)));
+  }
+  return out;
+}
+
+OpCase norm_case(Matrix x) {
+  OpCase c;
+  c.op = "l2_norm_rows";
+  c.inputs = {std::move(x)};
+  c.build = [](ad::Tape& t, const std::vector<ad::Var>& v, ad::Parameter*) {
+    return ad::l2_norm_rows(t, v[0]);
+  };
+  c.reference = [](const Inputs& in) { return norm_reference(in[0]); };
+  return c;
+}
+
+OpCase rbf_case(Matrix x, Matrix y) {
+  OpCase c;
+  c.op = "rbf_kernel";
+  c.inputs = {std::move(x), std::move(y)};
+  c.build = [](ad::Tape& t, const std::vector<ad::Var>& v, ad::Parameter*) {
+    return ad::rbf_kernel(t, v[0], v[1]);
+  };
+  c.reference = [](const Inputs& in) { return rbf_reference(in[0], in[1]); };
+  c.bad_shapes = {{Matrix::Zero(5, 4), Matrix::Zero(5, 3)},
+                  {Matrix::Zero(5, 4), Matrix::Zero(4, 4)}};
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("l2_norm_rows matches its reference and finite differences") {
+  check_op(norm_case(random_matrix(6, 4, 41)));
+}
+
+TEST_CASE("l2_norm_rows gives clipped rows no gradient") {
+  Matrix x = random_matrix(3, 3, 42);
+  x.row(0).setConstant(1e-5);  // ‖x‖² = 3e-10 < 1e-6
+  x.row(2).setConstant(20);    // ‖x‖² = 1200 > 1e3
+  const std::vector<Matrix> grads = check_op(norm_case(x));
+  CHECK(grads[0].row(0).isZero(0));
+  CHECK(grads[0].row(2).isZero(0));
+  CHECK_FALSE(grads[0].row(1).isZero(0));
+  ad::Tape t;
+  const Matrix& y = t.value(ad::l2_norm_rows(t, t.constant(x)));
+  CHECK(y(0, 0) == doctest::Approx(1e-3).epsilon(1e-12));
+  CHECK(y(2, 0) == doctest::Approx(std::sqrt(1e3)).epsilon(1e-12));
+}
+
+TEST_CASE("rbf_kernel matches its reference and finite differences") {
+  check_op(rbf_case(random_matrix(5, 4, 43), random_matrix(5, 4, 44)));
+}
+
+TEST_CASE("rbf_kernel gives clipped rows no gradient") {
+  Matrix x = random_matrix(3, 4, 45), y = random_matrix(3, 4, 46);
+  y.row(0) = x.row(0).array() + 1e-5;  // nearly equal: ‖x - y‖² = 4e-10
+  y.row(2) = x.row(2).array() + 30;    // far apart: ‖x - y‖² = 3600
+  const std::vector<Matrix> grads = check_op(rbf_case(x, y));
+  for (const Matrix& g : grads) {
+    CHECK(g.row(0).isZero(0));
+    CHECK(g.row(2).isZero(0));
+    CHECK_FALSE(g.row(1).isZero(0));
+  }
+}
+
+TEST_CASE("rbf_kernel equals the composed diff, norm and exp") {
+  ad::Tape t;
+  const ad::Var x = t.variable(random_matrix(7, 5, 47));
+  const ad::Var y = t.variable(random_matrix(7, 5, 48));
+  const ad::Var w = t.constant(random_matrix(7, 1, 49));
+  const ad::Var fused = ad::rbf_kernel(t, x, y);
+  const ad::Var composed = ad::exp(t, ad::scale(t, ad::l2_norm_rows(t, ad::sub(t, x, y)), -1));
+  CHECK(mismatch(t.value(fused), t.value(composed), 1e-14, 0) <= 1.0);
+  t.backward(ad::sum(t, ad::mul(t, ad::sub(t, fused, composed), w)));
+  // d(fused - composed) = 0, so the two gradient paths must cancel.
+  CHECK(t.grad(x).cwiseAbs().maxCoeff() < 1e-14);
+  CHECK(t.grad(y).cwiseAbs().maxCoeff() < 1e-14);
+}

@@ -1,0 +1,97 @@
+// Gradient checks for log_sigmoid and binary_cross_entropy
+// (autodiff/ops_loss.cpp), including clipped probabilities.
+#include "tests/autodiff/gradcheck.h"
+
+using namespace gradcheck;
+using ad::Matrix;
+
+namespace {
+
+const std::vector<double> kLabels = {1, 0, 1, 1, 0, 0};
+
+Matrix bce_reference(const Matrix& p, const std::vector<double>& labels) {
+  auto clip = [](double q) { return std::min(std::max(q, ad::kMinProbability), 1.0); };
+  double total = 0;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const double q = p(static_cast<ad::Index>(i), 0);
+    total -= labels[i] * std::log(clip(q)) + (1 - labels[i]) * std::log(clip(1 - q));
+  }
+  Matrix out(1, 1);
+  out(0, 0) = total / static_cast<double>(labels.size());
+  return out;
+}
+
+OpCase bce_case(Matrix p) {
+  OpCase c;
+  c.op = "binary_cross_entropy";
+  c.inputs = {std::move(p)};
+  c.build = [](ad::Tape& t, const std::vector<ad::Var>& v, ad::Parameter*) {
+    return ad::binary_cross_entropy(t, v[0], kLabels);
+  };
+  c.reference = [](const Inputs& x) { return bce_reference(x[0], kLabels); };
+  c.bad_shapes = {{Matrix::Zero(5, 1)}, {Matrix::Zero(6, 2)}, {Matrix::Zero(1, 6)}};
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("log_sigmoid matches its reference and finite differences") {
+  OpCase c;
+  c.op = "log_sigmoid";
+  c.inputs = {random_matrix(4, 3, 61, -6, 6)};
+  c.build = [](ad::Tape& t, const std::vector<ad::Var>& v, ad::Parameter*) {
+    return ad::log_sigmoid(t, v[0]);
+  };
+  c.reference = [](const Inputs& x) {
+    Matrix out(4, 3);
+    for (ad::Index e = 0; e < out.size(); ++e)
+      out.data()[e] = std::log(1 / (1 + std::exp(-x[0].data()[e])));
+    return out;
+  };
+  check_op(c);
+}
+
+TEST_CASE("log_sigmoid is finite with the right slope at extreme inputs") {
+  ad::Tape t;
+  Matrix x(1, 2);
+  x << -800, 800;
+  const ad::Var v = t.variable(x);
+  const ad::Var y = ad::log_sigmoid(t, v);
+  CHECK(t.value(y)(0, 0) == doctest::Approx(-800));
+  CHECK(t.value(y)(0, 1) == 0.0);
+  t.backward(ad::sum(t, y));
+  CHECK(t.grad(v)(0, 0) == doctest::Approx(1.0));
+  CHECK(t.grad(v)(0, 1) == doctest::Approx(0.0));
+}
+
+TEST_CASE("binary_cross_entropy matches its reference and finite differences") {
+  check_op(bce_case(random_matrix(6, 1, 62, 0.05, 0.95)));
+}
+
+TEST_CASE("binary_cross_entropy gives clipped probabilities no gradient") {
+  Matrix p = random_matrix(6, 1, 63, 0.05, 0.95);
+  p(0, 0) = -0.5;  // label 1: p and 1 - p are both clipped
+  p(1, 0) = 1.5;   // label 0: likewise
+  const std::vector<Matrix> grads = check_op(bce_case(p));
+  CHECK(grads[0](0, 0) == 0.0);
+  CHECK(grads[0](1, 0) == 0.0);
+  CHECK(grads[0](2, 0) != 0.0);
+
+  // p far below 1e-10 with label 1: the loss saturates at -log(1e-10) / n.
+  ad::Tape t;
+  Matrix tiny(1, 1);
+  tiny(0, 0) = 1e-12;
+  const ad::Var v = t.variable(tiny);
+  const ad::Var loss = ad::binary_cross_entropy(t, v, {1.0});
+  CHECK(t.scalar(loss) == doctest::Approx(-std::log(1e-10)));
+  t.backward(loss);
+  CHECK(t.grad(v)(0, 0) == 0.0);
+}
+
+TEST_CASE("binary_cross_entropy wants one label per probability") {
+  ad::Tape t;
+  const ad::Var p = t.constant(Matrix::Constant(3, 1, 0.5));
+  CHECK_THROWS_AS(ad::binary_cross_entropy(t, p, {1, 0}), ad::ShapeError);
+  CHECK_THROWS_AS(ad::binary_cross_entropy(t, t.constant(Matrix::Zero(0, 1)), {}),
+                  ad::ShapeError);
+}

@@ -1,0 +1,105 @@
+// Gradient checks for the reductions (autodiff/ops_reduce.cpp): sum, mean and
+// both forms of segment_max, with its tie rule and segment-size errors.
+#include "tests/autodiff/gradcheck.h"
+
+using namespace gradcheck;
+using ad::Matrix;
+
+namespace {
+
+Matrix scalar_matrix(double v) {
+  Matrix m(1, 1);
+  m(0, 0) = v;
+  return m;
+}
+
+// Max over consecutive segments of a column, on plain doubles.
+Matrix segment_max_reference(const Matrix& x, const std::vector<ad::Index>& sizes) {
+  Matrix out(static_cast<ad::Index>(sizes.size()), 1);
+  ad::Index row = 0;
+  for (std::size_t s = 0; s < sizes.size(); ++s) {
+    double best = -INFINITY;
+    for (ad::Index r = 0; r < sizes[s]; ++r) best = std::max(best, x(row++, 0));
+    out(static_cast<ad::Index>(s), 0) = best;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("sum and mean match their references and finite differences") {
+  OpCase c;
+  c.inputs = {random_matrix(3, 5, 21)};
+  SUBCASE("sum") {
+    c.op = "sum";
+    c.build = [](ad::Tape& t, const std::vector<ad::Var>& v, ad::Parameter*) {
+      return ad::sum(t, v[0]);
+    };
+    c.reference = [](const Inputs& x) {
+      double total = 0;
+      for (ad::Index e = 0; e < x[0].size(); ++e) total += x[0].data()[e];
+      return scalar_matrix(total);
+    };
+  }
+  SUBCASE("mean") {
+    c.op = "mean";
+    c.build = [](ad::Tape& t, const std::vector<ad::Var>& v, ad::Parameter*) {
+      return ad::mean(t, v[0]);
+    };
+    c.reference = [](const Inputs& x) {
+      double total = 0;
+      for (ad::Index e = 0; e < x[0].size(); ++e) total += x[0].data()[e];
+      return scalar_matrix(total / 15.0);
+    };
+    c.bad_shapes = {{Matrix::Zero(0, 3)}};
+  }
+  check_op(c);
+}
+
+TEST_CASE("segment_max with explicit sizes matches its reference and finite differences") {
+  const std::vector<ad::Index> sizes = {2, 1, 4, 3};
+  OpCase c;
+  c.op = "segment_max";
+  c.inputs = distinct_matrices(1, 10, 1, 22);
+  c.build = [sizes](ad::Tape& t, const std::vector<ad::Var>& v, ad::Parameter*) {
+    return ad::segment_max(t, v[0], sizes);
+  };
+  c.reference = [sizes](const Inputs& x) { return segment_max_reference(x[0], sizes); };
+  c.bad_shapes = {{Matrix::Zero(10, 2)}, {Matrix::Zero(9, 1)}, {Matrix::Zero(11, 1)}};
+  check_op(c);
+
+  ad::Tape t;
+  const ad::Var x = t.constant(Matrix::Zero(3, 1));
+  CHECK_THROWS_AS(ad::segment_max(t, x, std::vector<ad::Index>{3, 0}), ad::ShapeError);
+  CHECK_THROWS_AS(ad::segment_max(t, x, std::vector<ad::Index>{4, -1}), ad::ShapeError);
+}
+
+TEST_CASE("segment_max with a fixed size matches its reference and finite differences") {
+  OpCase c;
+  c.op = "segment_max";
+  c.inputs = distinct_matrices(1, 12, 1, 23);
+  c.build = [](ad::Tape& t, const std::vector<ad::Var>& v, ad::Parameter*) {
+    return ad::segment_max(t, v[0], ad::Index{3});
+  };
+  c.reference = [](const Inputs& x) { return segment_max_reference(x[0], {3, 3, 3, 3}); };
+  c.bad_shapes = {{Matrix::Zero(12, 3)}, {Matrix::Zero(10, 1)}};
+  check_op(c);
+
+  ad::Tape t;
+  const ad::Var x = t.constant(Matrix::Zero(4, 1));
+  CHECK_THROWS_AS(ad::segment_max(t, x, ad::Index{0}), ad::ShapeError);
+}
+
+TEST_CASE("segment_max sends a tied gradient to the first arg-max of the segment") {
+  ad::Tape t;
+  Matrix x(6, 1);
+  x << 1, 4, 4, 7, 7, 7;
+  const ad::Var v = t.variable(x);
+  SUBCASE("fixed size") { t.backward(ad::sum(t, ad::segment_max(t, v, ad::Index{3}))); }
+  SUBCASE("explicit sizes") {
+    t.backward(ad::sum(t, ad::segment_max(t, v, std::vector<ad::Index>{3, 3})));
+  }
+  Matrix expected(6, 1);
+  expected << 0, 1, 0, 1, 0, 0;
+  CHECK(t.grad(v) == expected);
+}
