@@ -63,10 +63,8 @@ class Cursor {
   [[noreturn]] void fail_at(const Token& at, const std::string& what) const;
   // True when the next token is End or starts on a later line than the last one read.
   bool at_line_end() const;
-  const std::string& file() const { return file_; }
 
  private:
-
   std::vector<Token> tokens_;
   std::string file_;
   std::size_t pos_ = 0;

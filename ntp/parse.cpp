@@ -2,7 +2,6 @@
 // extension, and read_names. The formats themselves are in parse_facts.cpp
 // and parse_templates.cpp.
 #include "ntp/parse.h"
-
 #include "ntp/lexer.h"
 
 #include <sstream>

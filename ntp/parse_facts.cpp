@@ -29,7 +29,8 @@ Atom resolve_fact(const RawAtom& raw, PendingSymbols& predicates, PendingSymbols
   const Token& p = raw.predicate;
   if (p.text[0] == '#') cursor.fail_at(p, "slot '" + p.text + "' in a fact (expected a predicate name)");
   atom.predicate = predicates.lookup(p.text);
-  if (atom.predicate < 0) cursor.fail_at(p, "unknown predicate '" + p.text + "' (expected a predicate already in the KB)");
+  if (atom.predicate < 0)
+    cursor.fail_at(p, "unknown predicate '" + p.text + "' (expected a predicate already in the KB)");
   for (const Token& arg : raw.args) {
     if (lex::is_variable_name(arg.text)) {
       cursor.fail_at(arg, "variable '" + arg.text +
@@ -105,9 +106,9 @@ Atom resolve_triple(const std::string& file, int line, const std::vector<Field>&
                     PendingSymbols& constants) {
   auto need = [&](int id, const Field& field, const char* kind) {
     if (id < 0) {
-      throw ParseError(file, line, field.column,
-                       std::string("unknown ") + kind + " '" + field.text + "' (expected a " + kind +
-                           " already in the KB)");
+      throw ParseError(
+          file, line, field.column,
+          std::string("unknown ") + kind + " '" + field.text + "' (expected a " + kind + " already in the KB)");
     }
     return id;
   };
@@ -145,7 +146,8 @@ std::vector<Atom> read_facts_nl(std::istream& in, const std::string& name, Knowl
     }
     facts.push_back(std::move(atom));
   }
-  if (facts.empty()) throw ParseError(name, 0, 0, "no facts in the file (expected at least one fact such as 'p(a, b).')");
+  if (facts.empty())
+    throw ParseError(name, 0, 0, "no facts in the file (expected at least one fact such as 'p(a, b).')");
   predicates.commit(kb.predicates);
   constants.commit(kb.constants);
   return facts;

@@ -15,9 +15,7 @@ namespace {
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
 
-bool is_name_char(char c) {
-  return !is_blank(c) && std::strchr("(),:%<>.", c) == nullptr;
-}
+bool is_name_char(char c) { return !is_blank(c) && std::strchr("(),:%<>.", c) == nullptr; }
 
 // A UTF-8 continuation byte does not start a new column.
 bool starts_code_point(char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }
@@ -52,12 +50,24 @@ std::vector<Token> tokenize(const std::string& text, const std::string& file, in
     t.line = line;
     t.column = column;
     switch (c) {
-      case '(': t.kind = TokenKind::LParen; break;
-      case ')': t.kind = TokenKind::RParen; break;
-      case ',': t.kind = TokenKind::Comma; break;
-      case '.': t.kind = TokenKind::Dot; break;
-      case '<': t.kind = TokenKind::Less; break;
-      case '>': t.kind = TokenKind::Greater; break;
+      case '(':
+        t.kind = TokenKind::LParen;
+        break;
+      case ')':
+        t.kind = TokenKind::RParen;
+        break;
+      case ',':
+        t.kind = TokenKind::Comma;
+        break;
+      case '.':
+        t.kind = TokenKind::Dot;
+        break;
+      case '<':
+        t.kind = TokenKind::Less;
+        break;
+      case '>':
+        t.kind = TokenKind::Greater;
+        break;
       case ':':
         if (i + 1 < text.size() && text[i + 1] == '-') {
           t.kind = TokenKind::Implies;
@@ -71,8 +81,7 @@ std::vector<Token> tokenize(const std::string& text, const std::string& file, in
       default:
         t.kind = TokenKind::Name;
         while (i < text.size() &&
-               (is_name_char(text[i]) ||
-                (text[i] == '.' && i + 1 < text.size() && is_name_char(text[i + 1])))) {
+               (is_name_char(text[i]) || (text[i] == '.' && i + 1 < text.size() && is_name_char(text[i + 1])))) {
           t.text += text[i];
           advance();
         }
@@ -99,7 +108,8 @@ std::string describe(const Token& t) {
 }
 
 Cursor::Cursor(std::vector<Token> tokens, std::string file) : tokens_(std::move(tokens)), file_(std::move(file)) {
-  if (tokens_.empty() || tokens_.back().kind != TokenKind::End) throw std::logic_error("Cursor: token list without End");
+  if (tokens_.empty() || tokens_.back().kind != TokenKind::End)
+    throw std::logic_error("Cursor: token list without End");
 }
 
 const Token& Cursor::next() {
@@ -160,7 +170,8 @@ RawAtom parse_raw_atom(Cursor& cursor) {
   const Token& open = cursor.expect(TokenKind::LParen, "'(' after the predicate name '" + atom.predicate.text + "'");
   const std::string where = std::to_string(open.line) + ":" + std::to_string(open.column);
   do {
-    if (cursor.peek().kind == TokenKind::LParen) cursor.fail_here("unbalanced parentheses: nested '(' (expected an argument)");
+    if (cursor.peek().kind == TokenKind::LParen)
+      cursor.fail_here("unbalanced parentheses: nested '(' (expected an argument)");
     atom.args.push_back(cursor.expect(TokenKind::Name, "an argument"));
   } while (cursor.accept(TokenKind::Comma));
   if (cursor.peek().kind != TokenKind::RParen) {
@@ -200,7 +211,9 @@ std::string read_all(std::istream& in) {
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ParseError(path, 0, 0, std::string("cannot open file: ") + std::strerror(errno) + " (expected a readable file)");
+  if (!in)
+    throw ParseError(path, 0, 0,
+                     std::string("cannot open file: ") + std::strerror(errno) + " (expected a readable file)");
   return read_all(in);
 }
 

@@ -149,7 +149,8 @@ std::vector<Template> read_templates_nlt(std::istream& in, const std::string& na
     }
     const int copies = lex::parse_positive_int(count.text);
     if (copies < 0) {
-      cursor.fail_at(count, "template count '" + count.text + "' is not a positive integer (expected a count such as 3)");
+      cursor.fail_at(count,
+                     "template count '" + count.text + "' is not a positive integer (expected a count such as 3)");
     }
     cursor.next();
     TemplateBuilder builder(kb, arities, cursor, SlotStyle::Hash);

@@ -312,7 +312,8 @@ TEST_CASE("bad .nl: a variable in a fact") {
 TEST_CASE("bad .nl: other mistakes") {
   KnowledgeBase kb;
   const ParseError arity = error_of([&] { facts_nl("p(a, b).\n  p(a).\n", kb); });
-  CHECK(std::string(arity.what()) == "t.nl:2:3: predicate 'p' has 1 argument here but 2 arguments at 1:1 (expected 2 arguments)");
+  CHECK(std::string(arity.what()) ==
+        "t.nl:2:3: predicate 'p' has 1 argument here but 2 arguments at 1:1 (expected 2 arguments)");
   const ParseError slot = error_of([&] { facts_nl("#1(a, b).\n", kb); });
   CHECK(std::string(slot.what()) == "t.nl:1:1: slot '#1' in a fact (expected a predicate name)");
   const ParseError colon = error_of([&] { facts_nl("p(a, b):q.\n", kb); });
@@ -344,7 +345,8 @@ TEST_CASE("bad input: unknown symbols under NewSymbols::Refuse") {
   const ParseError tsv = error_of([&] { facts_tsv("a\tp\tb\nzz\tp\tb\n", kb, NewSymbols::Refuse); });
   CHECK(std::string(tsv.what()) == "t.tsv:2:1: unknown constant 'zz' (expected a constant already in the KB)");
   const ParseError tsv_predicate = error_of([&] { labelled_tsv("a\tr\tb\t1\n", kb, NewSymbols::Refuse); });
-  CHECK(std::string(tsv_predicate.what()) == "t.tsv:1:3: unknown predicate 'r' (expected a predicate already in the KB)");
+  CHECK(std::string(tsv_predicate.what()) ==
+        "t.tsv:1:3: unknown predicate 'r' (expected a predicate already in the KB)");
   // Templates never add symbols: constants and non-slot predicates must be known.
   const ParseError template_constant = error_of([&] { templates_nlt("3 #1(X, zz) :- #2(X, Y).\n", kb); });
   CHECK(std::string(template_constant.what()) ==
@@ -358,8 +360,10 @@ TEST_CASE("bad input: unknown symbols under NewSymbols::Refuse") {
 TEST_CASE("bad .nlt: template count that is not a positive integer") {
   KnowledgeBase kb = small_kb();
   const ParseError zero = error_of([&] { templates_nlt("0 #1(X, Y) :- #2(Y, X).\n", kb); });
-  CHECK(std::string(zero.what()) == "t.nlt:1:1: template count '0' is not a positive integer (expected a count such as 3)");
-  const ParseError negative = error_of([&] { templates_nlt("3 #1(X, Y) :- #2(Y, X).\n-3 #1(X, Y) :- #2(Y, X).\n", kb); });
+  CHECK(std::string(zero.what()) ==
+        "t.nlt:1:1: template count '0' is not a positive integer (expected a count such as 3)");
+  const ParseError negative =
+      error_of([&] { templates_nlt("3 #1(X, Y) :- #2(Y, X).\n-3 #1(X, Y) :- #2(Y, X).\n", kb); });
   CHECK(std::string(negative.what()) ==
         "t.nlt:2:1: template count '-3' is not a positive integer (expected a count such as 3)");
   const ParseError word = error_of([&] { templates_nlt("abc #1(X, Y) :- #2(Y, X).\n", kb); });
@@ -478,7 +482,8 @@ TEST_CASE("bad input: a stray token at the start of a line is reported where it 
   KnowledgeBase kb = small_kb();
   const ParseError fact = error_of([&] { facts_nl("p(a, b).\n  (c, d).\n", kb); });
   CHECK(std::string(fact.what()) == "t.nl:2:3: found '(' (expected a predicate name)");
-  const ParseError rule = error_of([&] { templates_nlt("3 #1(X, Y) :- #2(Y, X).\n  . 3 #1(X, Y) :- #2(Y, X).\n", kb); });
+  const ParseError rule =
+      error_of([&] { templates_nlt("3 #1(X, Y) :- #2(Y, X).\n  . 3 #1(X, Y) :- #2(Y, X).\n", kb); });
   CHECK(std::string(rule.what()) ==
         "t.nlt:2:3: missing template count, found '.' (expected a positive integer, the number of rules, before the "
         "template)");
