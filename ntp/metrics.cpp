@@ -18,7 +18,7 @@ void check_sizes(const char* who, std::size_t scores, std::size_t labels) {
   if (scores == 0) throw std::invalid_argument(std::string(who) + ": no scores");
 }
 
-void check_finite(const char* who, const std::vector<double>& scores) {
+void check_not_nan(const char* who, const std::vector<double>& scores) {
   for (double s : scores) {
     if (std::isnan(s)) throw std::invalid_argument(std::string(who) + ": a score is NaN");
   }
@@ -41,7 +41,7 @@ std::vector<std::size_t> order_by_score(const std::vector<double>& scores, bool 
 // tp_i / P; AP = sum_i (recall_i - recall_{i-1}) * precision_i, recall_0 = 0.
 double average_precision(const std::vector<double>& scores, const std::vector<int>& labels) {
   check_sizes("average_precision", scores.size(), labels.size());
-  check_finite("average_precision", scores);
+  check_not_nan("average_precision", scores);
   long positives = 0;
   for (int l : labels) {
     if (l != 0 && l != 1) throw std::invalid_argument("average_precision: labels must be 0 or 1");
@@ -63,6 +63,9 @@ double average_precision(const std::vector<double>& scores, const std::vector<in
 }
 
 double tie_mean_rank(double true_score, const std::vector<double>& corruption_scores) {
+  // A NaN would compare false with everything and rank the triple first.
+  if (std::isnan(true_score)) throw std::invalid_argument("tie_mean_rank: the true score is NaN");
+  check_not_nan("tie_mean_rank", corruption_scores);
   double greater = 0, equal = 0;
   for (double s : corruption_scores) {
     if (s > true_score) {
@@ -99,7 +102,7 @@ RankingMetrics ranking_metrics(const std::vector<double>& ranks) {
 // negatives and loses its positives.
 double best_threshold(const std::vector<double>& scores, const std::vector<int>& labels) {
   check_sizes("best_threshold", scores.size(), labels.size());
-  check_finite("best_threshold", scores);
+  check_not_nan("best_threshold", scores);
   long correct = 0;
   for (int l : labels) {
     if (l != 1 && l != -1) throw std::invalid_argument("best_threshold: labels must be 1 or -1");
@@ -121,6 +124,7 @@ double best_threshold(const std::vector<double>& scores, const std::vector<int>&
 
 double accuracy(const std::vector<double>& scores, const std::vector<int>& labels, double threshold) {
   check_sizes("accuracy", scores.size(), labels.size());
+  check_not_nan("accuracy", scores);
   std::size_t correct = 0;
   for (std::size_t i = 0; i < scores.size(); ++i) {
     if (labels[i] != 1 && labels[i] != -1) throw std::invalid_argument("accuracy: labels must be 1 or -1");

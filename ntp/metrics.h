@@ -17,6 +17,7 @@ double average_precision(const std::vector<double>& scores, const std::vector<in
 // The rank of a true triple's score among its corruptions' scores, 1 = best.
 // Ties are broken by the mean rank among equal scores: with g corruptions
 // scoring strictly higher and e scoring equal, rank = 1 + g + e / 2.
+// Throws on a NaN score (which would otherwise rank first).
 double tie_mean_rank(double true_score, const std::vector<double>& corruption_scores);
 
 struct RankingMetrics {

@@ -60,6 +60,8 @@ TEST_CASE("tie_mean_rank") {
   CHECK(ntp::tie_mean_rank(0.5, {0.6, 0.7}) == 3.0);
   CHECK(ntp::tie_mean_rank(0.5, {0.5}) == 1.5);  // one tie: halfway between rank 1 and 2
   CHECK(ntp::tie_mean_rank(0.5, {0.5, 0.5, 0.5}) == 2.5);
+  CHECK_THROWS_AS(ntp::tie_mean_rank(std::nan(""), {0.1}), std::invalid_argument);
+  CHECK_THROWS_AS(ntp::tie_mean_rank(0.5, {0.1, std::nan("")}), std::invalid_argument);
 }
 
 TEST_CASE("ranking_metrics") {
@@ -135,4 +137,6 @@ TEST_CASE("best_threshold and accuracy refuse bad input") {
   CHECK_THROWS_AS(ntp::best_threshold({0.1, 0.2}, {1}), std::invalid_argument);
   CHECK_THROWS_AS(ntp::accuracy({0.1}, {1, -1}, 0.0), std::invalid_argument);
   CHECK_THROWS_AS(ntp::accuracy({0.1}, {0}, 0.0), std::invalid_argument);
+  CHECK_THROWS_AS(ntp::accuracy({std::nan("")}, {1}, 0.0), std::invalid_argument);
+  CHECK_THROWS_AS(ntp::best_threshold({std::nan(""), 0.1}, {1, -1}), std::invalid_argument);
 }
