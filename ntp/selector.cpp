@@ -37,6 +37,13 @@ struct FactSelector::Pattern {
   int arity = 0;
   std::vector<int> ground;           // argument positions compared
   std::vector<int> fact_ids;         // facts of this arity; row r of the index is fact_ids[r]
+  // Table kind: the facts of each KB predicate, and their arguments at the
+  // ground positions, laid out column by column for a tight scan.
+  struct Group {
+    std::vector<int> ids;                 // (facts of this predicate)
+    std::vector<std::vector<int>> args;   // (ground positions, facts)
+  };
+  std::vector<Group> by_predicate;        // (P)
   std::unique_ptr<ann::Index> index; // ANN kinds only
 };
 
@@ -74,8 +81,16 @@ FactSelector::Pattern& FactSelector::pattern_for(const FactQuery& q) {
   p->arity = key[0];
   p->ground.assign(key.begin() + 1, key.end());
   const std::vector<Atom>& facts = model_.kb.facts;
+  p->by_predicate.resize(static_cast<std::size_t>(model_.num_kb_predicates));
   for (std::size_t f = 0; f < facts.size(); ++f)
-    if (static_cast<int>(facts[f].args.size()) == p->arity) p->fact_ids.push_back(static_cast<int>(f));
+    if (static_cast<int>(facts[f].args.size()) == p->arity) {
+      p->fact_ids.push_back(static_cast<int>(f));
+      Pattern::Group& group = p->by_predicate[static_cast<std::size_t>(facts[f].predicate)];
+      group.ids.push_back(static_cast<int>(f));
+      group.args.resize(p->ground.size());
+      for (std::size_t g = 0; g < p->ground.size(); ++g)
+        group.args[g].push_back(facts[f].args[static_cast<std::size_t>(p->ground[g])]);
+    }
 
   if (kind_ != "table" && !p->fact_ids.empty()) {
     // Fact keys: [θ_predicate ; θ_arg for each ground position], as floats.
@@ -111,19 +126,41 @@ std::vector<std::vector<int>> FactSelector::nearest(const std::vector<FactQuery>
 
   if (kind_ == "table") {
     if (!tables_ready_) build_tables();
-    const std::vector<Atom>& facts = model_.kb.facts;
+    // Facts are visited one predicate group at a time, nearest predicate
+    // first; once the predicate distance alone exceeds the current k-th best
+    // total, no later group can contribute (all distances are >= 0).
+    const std::size_t num_predicates = p.by_predicate.size();
 #pragma omp parallel for schedule(dynamic, 16)
     for (std::size_t q = 0; q < queries.size(); ++q) {
       const FactQuery& query = queries[q];
-      std::vector<std::pair<float, int>> scored;
-      scored.reserve(p.fact_ids.size());
-      for (int f : p.fact_ids) {
-        const Atom& fact = facts[static_cast<std::size_t>(f)];
-        float dist = predicate_sq_(query.predicate_row, fact.predicate);
-        for (int g : p.ground) dist += constant_sq_(query.args[static_cast<std::size_t>(g)], fact.args[static_cast<std::size_t>(g)]);
-        scored.emplace_back(dist, f);
+      std::vector<std::pair<float, int>> groups(num_predicates);
+      for (std::size_t g = 0; g < num_predicates; ++g)
+        groups[g] = {predicate_sq_(query.predicate_row, static_cast<Eigen::Index>(g)), static_cast<int>(g)};
+      std::sort(groups.begin(), groups.end());
+      // constant_sq_ is symmetric and column-major: column c holds the
+      // distances from constant c to every constant, contiguously.
+      std::vector<const float*> columns;
+      for (int a : p.ground) columns.push_back(&constant_sq_(0, query.args[static_cast<std::size_t>(a)]));
+      std::vector<std::pair<float, int>> best;  // max-heap of the `want` nearest so far
+      for (const auto& [predicate_dist, g] : groups) {
+        if (best.size() == want && predicate_dist > best.front().first) break;
+        const Pattern::Group& group = p.by_predicate[static_cast<std::size_t>(g)];
+        for (std::size_t i = 0; i < group.ids.size(); ++i) {
+          float dist = predicate_dist;
+          for (std::size_t c = 0; c < columns.size(); ++c) dist += columns[c][group.args[c][i]];
+          const std::pair<float, int> candidate{dist, group.ids[i]};
+          if (best.size() < want) {
+            best.push_back(candidate);
+            std::push_heap(best.begin(), best.end());
+          } else if (candidate < best.front()) {
+            std::pop_heap(best.begin(), best.end());
+            best.back() = candidate;
+            std::push_heap(best.begin(), best.end());
+          }
+        }
       }
-      found[q] = smallest(scored, want);
+      std::sort_heap(best.begin(), best.end());
+      for (const auto& b : best) found[q].push_back(b.second);
     }
   } else {
     const int d = model_.dim;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -43,6 +44,19 @@ const char* const kUsage =
 
 cxxopts::ParseResult parse(cxxopts::Options& options, int argc, char** argv) {
   options.add_options()("h,help", "show this help");
+  // cxxopts reads a one-letter option only as `-k`; our documented spelling
+  // is `--k N` (and `--k=N`), so rewrite those before parsing.
+  static std::vector<std::string> storage;
+  static std::vector<char*> args;
+  storage.assign(argv, argv + argc);
+  for (std::string& a : storage)
+    if (a.size() >= 3 && a.compare(0, 2, "--") == 0 && std::isalpha(static_cast<unsigned char>(a[2])) &&
+        (a.size() == 3 || a[3] == '='))
+      a = "-" + a.substr(2, 1) + (a.size() > 4 ? a.substr(4) : "");
+  args.clear();
+  for (std::string& a : storage) args.push_back(a.data());
+  argc = static_cast<int>(args.size());
+  argv = args.data();
   try {
     auto result = options.parse(argc, argv);
     if (result.count("help")) {
