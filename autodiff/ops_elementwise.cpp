@@ -1,6 +1,7 @@
 // autodiff/ops_elementwise.cpp: element-wise ops on same-shape inputs: add,
 // sub, mul, scale, exp, min (of several) and max (of two). No broadcasting:
-// callers repeat rows with gather_rows first.
+// callers repeat rows with gather_rows first. Backward rules work row by row
+// over the rows of the output gradient that may be non-zero.
 #include "autodiff/ops_internal.h"
 
 #include <string>
@@ -13,10 +14,12 @@ using detail::check_same_shape;
 
 static void add_backward(Tape& t, int id) {
   const Node& n = t.node(id);
-  for (int in : n.inputs) {
-    Node& x = t.node(in);
-    if (x.needs_grad) x.grad += n.grad;
-  }
+  Node& a = t.node(n.inputs[0]);
+  Node& b = t.node(n.inputs[1]);
+  n.for_each_grad_row([&](Index r) {
+    if (a.needs_grad) a.grad_for_row(r) += n.grad.row(r);
+    if (b.needs_grad) b.grad_for_row(r) += n.grad.row(r);
+  });
 }
 
 Var add(Tape& t, Var a, Var b) {
@@ -32,8 +35,10 @@ static void sub_backward(Tape& t, int id) {
   const Node& n = t.node(id);
   Node& a = t.node(n.inputs[0]);
   Node& b = t.node(n.inputs[1]);
-  if (a.needs_grad) a.grad += n.grad;
-  if (b.needs_grad) b.grad -= n.grad;
+  n.for_each_grad_row([&](Index r) {
+    if (a.needs_grad) a.grad_for_row(r) += n.grad.row(r);
+    if (b.needs_grad) b.grad_for_row(r) -= n.grad.row(r);
+  });
 }
 
 Var sub(Tape& t, Var a, Var b) {
@@ -49,8 +54,10 @@ static void mul_backward(Tape& t, int id) {
   const Node& n = t.node(id);
   Node& a = t.node(n.inputs[0]);
   Node& b = t.node(n.inputs[1]);
-  if (a.needs_grad) a.grad.array() += n.grad.array() * b.value.array();
-  if (b.needs_grad) b.grad.array() += n.grad.array() * a.value.array();
+  n.for_each_grad_row([&](Index r) {
+    if (a.needs_grad) a.grad_for_row(r) += n.grad.row(r).cwiseProduct(b.value.row(r));
+    if (b.needs_grad) b.grad_for_row(r) += n.grad.row(r).cwiseProduct(a.value.row(r));
+  });
 }
 
 Var mul(Tape& t, Var a, Var b) {
@@ -65,7 +72,8 @@ Var mul(Tape& t, Var a, Var b) {
 static void scale_backward(Tape& t, int id) {
   const Node& n = t.node(id);
   Node& a = t.node(n.inputs[0]);
-  if (a.needs_grad) a.grad += n.constant * n.grad;
+  if (!a.needs_grad) return;
+  n.for_each_grad_row([&](Index r) { a.grad_for_row(r) += n.constant * n.grad.row(r); });
 }
 
 Var scale(Tape& t, Var a, Scalar c) {
@@ -80,7 +88,9 @@ Var scale(Tape& t, Var a, Scalar c) {
 static void exp_backward(Tape& t, int id) {
   const Node& n = t.node(id);
   Node& a = t.node(n.inputs[0]);
-  if (a.needs_grad) a.grad.array() += n.grad.array() * n.value.array();
+  if (!a.needs_grad) return;
+  n.for_each_grad_row(
+      [&](Index r) { a.grad_for_row(r) += n.grad.row(r).cwiseProduct(n.value.row(r)); });
 }
 
 Var exp(Tape& t, Var a) {
@@ -94,15 +104,14 @@ Var exp(Tape& t, Var a) {
 
 static void min_backward(Tape& t, int id) {
   const Node& n = t.node(id);
-  const Scalar* g = n.grad.data();
-  const Index size = n.grad.size();
-  for (std::size_t j = 0; j < n.inputs.size(); ++j) {
-    Node& x = t.node(n.inputs[j]);
-    if (!x.needs_grad) continue;
-    Scalar* gx = x.grad.data();
-    for (Index e = 0; e < size; ++e)
-      if (n.index[static_cast<std::size_t>(e)] == static_cast<Index>(j)) gx[e] += g[e];
-  }
+  const Index cols = n.grad.cols();
+  n.for_each_grad_row([&](Index r) {
+    for (Index c = 0; c < cols; ++c) {
+      const Index j = n.index[static_cast<std::size_t>(r * cols + c)];
+      Node& x = t.node(n.inputs[static_cast<std::size_t>(j)]);
+      if (x.needs_grad) x.grad_for_row(r)(c) += n.grad(r, c);
+    }
+  });
 }
 
 Var min(Tape& t, const std::vector<Var>& xs) {
@@ -131,9 +140,13 @@ static void max_backward(Tape& t, int id) {
   const Node& n = t.node(id);
   Node& a = t.node(n.inputs[0]);
   Node& b = t.node(n.inputs[1]);
-  const auto a_wins = (a.value.array() >= b.value.array());
-  if (a.needs_grad) a.grad.array() += a_wins.select(n.grad.array(), 0.0);
-  if (b.needs_grad) b.grad.array() += a_wins.select(0.0, n.grad.array());
+  const Index cols = n.grad.cols();
+  n.for_each_grad_row([&](Index r) {
+    for (Index c = 0; c < cols; ++c) {
+      Node& winner = a.value(r, c) >= b.value(r, c) ? a : b;
+      if (winner.needs_grad) winner.grad_for_row(r)(c) += n.grad(r, c);
+    }
+  });
 }
 
 Var max(Tape& t, Var a, Var b) {

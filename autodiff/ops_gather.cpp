@@ -1,15 +1,14 @@
 // autodiff/ops_gather.cpp: ops that move rows and columns around without
 // arithmetic: gather (from a Parameter), gather_rows, concat_cols,
 // concat_rows and slice_cols. Their backward rules route gradients back to
-// where the entries came from, adding when a row was read twice.
+// where the entries came from, adding when a row was read twice, and visit
+// only the rows of the output gradient that may be non-zero.
 #include "autodiff/ops_internal.h"
 
 #include <stdexcept>
 #include <string>
 
 namespace ad {
-
-using detail::kParallelRows;
 
 static void check_rows(const char* op, const std::vector<Index>& rows, Index limit,
                        const std::string& what) {
@@ -21,9 +20,7 @@ static void check_rows(const char* op, const std::vector<Index>& rows, Index lim
 
 // Copies out.row(i) = src.row(rows[i]).
 static void copy_rows(Matrix& out, const Matrix& src, const std::vector<Index>& rows) {
-  const Index n = out.rows();
-#pragma omp parallel for schedule(static) if (n >= kParallelRows)
-  for (Index i = 0; i < n; ++i) out.row(i) = src.row(rows[static_cast<std::size_t>(i)]);
+  for (Index i = 0; i < out.rows(); ++i) out.row(i) = src.row(rows[static_cast<std::size_t>(i)]);
 }
 
 // ---- gather: y[i] = table[rows[i]]; index = rows, param = &table -----------
@@ -31,14 +28,14 @@ static void copy_rows(Matrix& out, const Matrix& src, const std::vector<Index>& 
 static void gather_backward(Tape& t, int id) {
   const Node& n = t.node(id);
   Parameter& p = *n.param;
-  for (std::size_t i = 0; i < n.index.size(); ++i) {
-    const Index r = n.index[i];
-    p.grad.row(r) += n.grad.row(static_cast<Index>(i));
+  n.for_each_grad_row([&](Index i) {
+    const Index r = n.index[static_cast<std::size_t>(i)];
+    p.grad.row(r) += n.grad.row(i);
     if (!p.is_touched[static_cast<std::size_t>(r)]) {
       p.is_touched[static_cast<std::size_t>(r)] = 1;
       p.touched.push_back(r);
     }
-  }
+  });
 }
 
 Var gather(Tape& t, Parameter& table, const std::vector<Index>& rows) {
@@ -63,8 +60,8 @@ static void gather_rows_backward(Tape& t, int id) {
   const Node& n = t.node(id);
   Node& x = t.node(n.inputs[0]);
   if (!x.needs_grad) return;
-  for (std::size_t i = 0; i < n.index.size(); ++i)
-    x.grad.row(n.index[i]) += n.grad.row(static_cast<Index>(i));
+  n.for_each_grad_row(
+      [&](Index i) { x.grad_for_row(n.index[static_cast<std::size_t>(i)]) += n.grad.row(i); });
 }
 
 Var gather_rows(Tape& t, Var x, const std::vector<Index>& rows) {
@@ -84,7 +81,7 @@ static void concat_cols_backward(Tape& t, int id) {
   for (int in : n.inputs) {
     Node& x = t.node(in);
     const Index c = x.value.cols();
-    if (x.needs_grad) x.grad += n.grad.middleCols(begin, c);
+    if (x.needs_grad) x.grad_for_all() += n.grad.middleCols(begin, c);
     begin += c;
   }
 }
@@ -116,7 +113,7 @@ static void concat_rows_backward(Tape& t, int id) {
   for (int in : n.inputs) {
     Node& x = t.node(in);
     const Index r = x.value.rows();
-    if (x.needs_grad) x.grad += n.grad.middleRows(begin, r);
+    if (x.needs_grad) x.grad_for_all() += n.grad.middleRows(begin, r);
     begin += r;
   }
 }
@@ -145,7 +142,10 @@ Var concat_rows(Tape& t, const std::vector<Var>& xs) {
 static void slice_cols_backward(Tape& t, int id) {
   const Node& n = t.node(id);
   Node& x = t.node(n.inputs[0]);
-  if (x.needs_grad) x.grad.middleCols(n.index[0], n.value.cols()) += n.grad;
+  if (!x.needs_grad) return;
+  n.for_each_grad_row([&](Index r) {
+    x.grad_for_row(r).segment(n.index[0], n.value.cols()) += n.grad.row(r);
+  });
 }
 
 Var slice_cols(Tape& t, Var x, Index begin, Index count) {

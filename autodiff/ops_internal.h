@@ -9,10 +9,6 @@
 
 namespace ad::detail {
 
-// Rows at least this many are split across OpenMP threads; below it the
-// threads cost more than they save.
-inline constexpr Index kParallelRows = 4096;
-
 [[noreturn]] inline void throw_shapes(const char* op, const Matrix& a, const Matrix& b,
                                       const char* what = "differ") {
   throw ShapeError(std::string(op) + ": shapes " + shape_of(a) + " and " + shape_of(b) + " " +

@@ -7,14 +7,13 @@
 // v = x - y:  ∂k/∂x = -(k / r) v = -∂k/∂y. A clipped entry is constant in v,
 // so its gradient is zero. Forward stores the per-row factor (1/r for the
 // norm, k/r for the kernel, 0 where clipped) in `aux`, so backward is a
-// single scaled row update.
+// single scaled row update, skipped where the factor or the incoming gradient
+// is zero (clipped rows; rows that min or segment_max did not pick).
 #include "autodiff/ops_internal.h"
 
 #include <cmath>
 
 namespace ad {
-
-using detail::kParallelRows;
 
 // Whether a squared distance falls outside the clip range (no gradient then).
 static bool clipped(Scalar s) { return s < kMinSquaredDistance || s > kMaxSquaredDistance; }
@@ -29,12 +28,10 @@ static void l2_norm_rows_backward(Tape& t, int id) {
   const Node& n = t.node(id);
   Node& x = t.node(n.inputs[0]);
   if (!x.needs_grad) return;
-  const Index rows = n.value.rows();
-#pragma omp parallel for schedule(static) if (rows >= kParallelRows)
-  for (Index i = 0; i < rows; ++i) {
+  n.for_each_grad_row([&](Index i) {
     const Scalar f = n.grad(i, 0) * n.aux(i, 0);
-    if (f != 0) x.grad.row(i) += f * x.value.row(i);
-  }
+    if (f != 0) x.grad_for_row(i) += f * x.value.row(i);
+  });
 }
 
 Var l2_norm_rows(Tape& t, Var x) {
@@ -42,7 +39,6 @@ Var l2_norm_rows(Tape& t, Var x) {
   Node& n = t.push("l2_norm_rows", {x.id}, rows, 1, l2_norm_rows_backward);
   n.aux.resize(rows, 1);
   const Matrix& xv = t.value(x);
-#pragma omp parallel for schedule(static) if (rows >= kParallelRows)
   for (Index i = 0; i < rows; ++i) {
     const Scalar s = xv.row(i).squaredNorm();
     const Scalar r = std::sqrt(clip_squared(s));
@@ -59,14 +55,12 @@ static void rbf_kernel_backward(Tape& t, int id) {
   const Node& n = t.node(id);
   Node& x = t.node(n.inputs[0]);
   Node& y = t.node(n.inputs[1]);
-  const Index rows = n.value.rows();
-#pragma omp parallel for schedule(static) if (rows >= kParallelRows)
-  for (Index i = 0; i < rows; ++i) {
+  n.for_each_grad_row([&](Index i) {
     const Scalar f = n.grad(i, 0) * n.aux(i, 0);
-    if (f == 0) continue;  // clipped, or no gradient reached this row (min, segment_max)
-    if (x.needs_grad) x.grad.row(i) -= f * (x.value.row(i) - y.value.row(i));
-    if (y.needs_grad) y.grad.row(i) += f * (x.value.row(i) - y.value.row(i));
-  }
+    if (f == 0) return;
+    if (x.needs_grad) x.grad_for_row(i) -= f * (x.value.row(i) - y.value.row(i));
+    if (y.needs_grad) y.grad_for_row(i) += f * (x.value.row(i) - y.value.row(i));
+  });
 }
 
 Var rbf_kernel(Tape& t, Var x, Var y) {
@@ -76,7 +70,6 @@ Var rbf_kernel(Tape& t, Var x, Var y) {
   n.aux.resize(rows, 1);
   const Matrix& xv = t.value(x);
   const Matrix& yv = t.value(y);
-#pragma omp parallel for schedule(static) if (rows >= kParallelRows)
   for (Index i = 0; i < rows; ++i) {
     const Scalar s = (xv.row(i) - yv.row(i)).squaredNorm();
     const Scalar r = std::sqrt(clip_squared(s));

@@ -10,8 +10,8 @@ static void matmul_backward(Tape& t, int id) {
   const Node& n = t.node(id);
   Node& a = t.node(n.inputs[0]);
   Node& b = t.node(n.inputs[1]);
-  if (a.needs_grad) a.grad.noalias() += n.grad * b.value.transpose();
-  if (b.needs_grad) b.grad.noalias() += a.value.transpose() * n.grad;
+  if (a.needs_grad) a.grad_for_all().noalias() += n.grad * b.value.transpose();
+  if (b.needs_grad) b.grad_for_all().noalias() += a.value.transpose() * n.grad;
 }
 
 Var matmul(Tape& t, Var a, Var b) {
@@ -30,10 +30,10 @@ static void softmax_rows_backward(Tape& t, int id) {
   const Node& n = t.node(id);
   Node& x = t.node(n.inputs[0]);
   if (!x.needs_grad) return;
-  for (Index i = 0; i < n.value.rows(); ++i) {
+  n.for_each_grad_row([&](Index i) {
     const Scalar dot = n.grad.row(i).dot(n.value.row(i));
-    x.grad.row(i).array() += n.value.row(i).array() * (n.grad.row(i).array() - dot);
-  }
+    x.grad_for_row(i).array() += n.value.row(i).array() * (n.grad.row(i).array() - dot);
+  });
 }
 
 Var softmax_rows(Tape& t, Var x) {

@@ -15,11 +15,14 @@ static void log_sigmoid_backward(Tape& t, int id) {
   const Node& n = t.node(id);
   Node& x = t.node(n.inputs[0]);
   if (!x.needs_grad) return;
-  for (Index e = 0; e < n.value.size(); ++e) {
-    const Scalar v = x.value.data()[e];
-    const Scalar z = std::exp(-std::abs(v));  // σ(-v) = z/(1+z) for v >= 0, 1/(1+z) else
-    x.grad.data()[e] += n.grad.data()[e] * (v >= 0 ? z / (1 + z) : 1 / (1 + z));
-  }
+  n.for_each_grad_row([&](Index r) {
+    auto gx = x.grad_for_row(r);
+    for (Index c = 0; c < n.value.cols(); ++c) {
+      const Scalar v = x.value(r, c);
+      const Scalar z = std::exp(-std::abs(v));  // σ(-v) = z/(1+z) for v >= 0, 1/(1+z) else
+      gx(c) += n.grad(r, c) * (v >= 0 ? z / (1 + z) : 1 / (1 + z));
+    }
+  });
 }
 
 Var log_sigmoid(Tape& t, Var x) {
@@ -48,12 +51,13 @@ static void binary_cross_entropy_backward(Tape& t, int id) {
   if (!p.needs_grad) return;
   const Index count = p.value.rows();
   const Scalar g = n.grad(0, 0) / static_cast<Scalar>(count);
+  Matrix& gp = p.grad_for_all();
   for (Index i = 0; i < count; ++i) {
     const Scalar q = p.value(i, 0), label = n.aux(i, 0);
     Scalar d = 0;
     if (in_range(q)) d -= label / q;
     if (in_range(1 - q)) d += (1 - label) / (1 - q);
-    p.grad(i, 0) += g * d;
+    gp(i, 0) += g * d;
   }
 }
 

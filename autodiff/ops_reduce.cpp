@@ -12,7 +12,7 @@ namespace ad {
 static void sum_backward(Tape& t, int id) {
   const Node& n = t.node(id);
   Node& x = t.node(n.inputs[0]);
-  if (x.needs_grad) x.grad.array() += n.grad(0, 0);
+  if (x.needs_grad) x.grad_for_all().array() += n.grad(0, 0);
 }
 
 Var sum(Tape& t, Var x) {
@@ -26,7 +26,8 @@ Var sum(Tape& t, Var x) {
 static void mean_backward(Tape& t, int id) {
   const Node& n = t.node(id);
   Node& x = t.node(n.inputs[0]);
-  if (x.needs_grad) x.grad.array() += n.grad(0, 0) / static_cast<Scalar>(x.value.size());
+  if (x.needs_grad)
+    x.grad_for_all().array() += n.grad(0, 0) / static_cast<Scalar>(x.value.size());
 }
 
 Var mean(Tape& t, Var x) {
@@ -44,8 +45,8 @@ static void segment_max_backward(Tape& t, int id) {
   const Node& n = t.node(id);
   Node& x = t.node(n.inputs[0]);
   if (!x.needs_grad) return;
-  for (std::size_t s = 0; s < n.index.size(); ++s)
-    x.grad(n.index[s], 0) += n.grad(static_cast<Index>(s), 0);
+  n.for_each_grad_row(
+      [&](Index s) { x.grad_for_row(n.index[static_cast<std::size_t>(s)])(0) += n.grad(s, 0); });
 }
 
 static void check_column(const Matrix& x) {

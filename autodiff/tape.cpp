@@ -103,6 +103,23 @@ Scalar Tape::scalar(Var v) const {
   return m(0, 0);
 }
 
+// Zeroes a node's gradient, touching only the rows written since the last
+// time when the shape is unchanged (a reused slot of a same-shape graph).
+static void zero_grad(Node& n) {
+  const Index rows = n.value.rows(), cols = n.value.cols();
+  for (Index row : n.grad_rows) n.grad_row_marked[static_cast<std::size_t>(row)] = 0;
+  if (n.grad.rows() != rows || n.grad.cols() != cols) {
+    n.grad.setZero(rows, cols);
+    n.grad_row_marked.assign(static_cast<std::size_t>(rows), 0);
+  } else if (n.grad_dense) {
+    n.grad.setZero();
+  } else {
+    for (Index row : n.grad_rows) n.grad.row(row).setZero();
+  }
+  n.grad_rows.clear();
+  n.grad_dense = false;
+}
+
 void Tape::backward(Var out) {
   Node& root = node(out);
   if (root.value.rows() != 1 || root.value.cols() != 1)
@@ -110,9 +127,9 @@ void Tape::backward(Var out) {
                      shape_of(root.value) + ", not (1, 1)");
   for (int i = 0; i <= out.id; ++i) {
     Node& n = nodes_[static_cast<std::size_t>(i)];
-    if (n.needs_grad) n.grad.setZero(n.value.rows(), n.value.cols());
+    if (n.needs_grad || i == out.id) zero_grad(n);
   }
-  root.grad.setOnes(1, 1);
+  root.grad_for_row(0).setOnes();
   for (int i = out.id; i >= 0; --i) {
     const Node& n = nodes_[static_cast<std::size_t>(i)];
     if (n.needs_grad && n.backward) n.backward(*this, i);

@@ -65,6 +65,37 @@ struct Node {
   Parameter* param = nullptr;   // gather: the table that receives the gradient
   Scalar constant = 0;          // op data: scale factor
   bool needs_grad = false;      // some input (transitively) depends on a Parameter
+
+  // Which rows of `grad` backward rules have written since backward() last
+  // zeroed it: all of them (grad_dense), or just `grad_rows`, each listed once
+  // (grad_row_marked flags them). backward() re-zeroes only those rows, and
+  // rules visit only those rows: NTP's min and max pass each gradient entry to
+  // a single input, so most rows of the big gathered matrices stay zero.
+  bool grad_dense = false;
+  std::vector<Index> grad_rows;
+  std::vector<uint8_t> grad_row_marked;  // (rows) once backward() has run
+
+  // For backward rules: the input gradient to add into, recording the write.
+  Matrix& grad_for_all() {
+    grad_dense = true;
+    return grad;
+  }
+  Matrix::RowXpr grad_for_row(Index row) {
+    if (!grad_dense && !grad_row_marked[static_cast<std::size_t>(row)]) {
+      grad_row_marked[static_cast<std::size_t>(row)] = 1;
+      grad_rows.push_back(row);
+    }
+    return grad.row(row);
+  }
+  // Calls f(row) for every row of `grad` that may be non-zero.
+  template <class F>
+  void for_each_grad_row(F f) const {
+    if (grad_dense) {
+      for (Index row = 0; row < grad.rows(); ++row) f(row);
+    } else {
+      for (Index row : grad_rows) f(row);
+    }
+  }
 };
 
 // A learnable table, e.g. the embeddings of all predicates: (rows, dim).

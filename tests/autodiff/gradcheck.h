@@ -143,6 +143,21 @@ inline std::vector<Matrix> check_op(const OpCase& c) {
       analytic.push_back(tape.grad(vars[i]));
     }
   }
+  // The tape re-zeroes only the gradient rows it wrote: a second backward on
+  // the same graph, and the same graph rebuilt on the cleared tape, must give
+  // exactly the same gradients (nothing left over from the first pass).
+  tape.backward(loss);
+  for (std::size_t i = 0; i < c.inputs.size(); ++i)
+    if (static_cast<int>(i) != c.parameter_input)
+      CHECK_MESSAGE(tape.grad(vars[i]) == analytic[i], "input ", i, " after a second backward");
+  tape.clear();
+  const ad::Var again = build_on(c, tape, c.inputs, table, vars);
+  tape.backward(ad::sum(tape, ad::mul(tape, again, tape.constant(w))));
+  for (std::size_t i = 0; i < c.inputs.size(); ++i) {
+    const Matrix& g = static_cast<int>(i) == c.parameter_input ? table.grad : tape.grad(vars[i]);
+    CHECK_MESSAGE(g == analytic[i], "input ", i, " on the cleared and rebuilt tape");
+  }
+
   Inputs probe = c.inputs;
   for (std::size_t i = 0; i < probe.size(); ++i) {
     Matrix numeric(probe[i].rows(), probe[i].cols());

@@ -126,3 +126,39 @@ TEST_CASE("the push overloads agree") {
   CHECK(n.value.cols() == 3);
   CHECK_THROWS_AS(t.push("custom", {9}, 1, 1, nullptr), std::out_of_range);
 }
+
+TEST_CASE("gradients written by a previous graph never leak into the next") {
+  // backward() re-zeroes only the rows it wrote last time; mix dense and
+  // row-sparse writes into the same reused slots.
+  ad::Tape t;
+  const Matrix x = random_matrix(4, 3, 74);
+  auto dense_pass = [&] {
+    t.clear();
+    const ad::Var v = t.variable(x);
+    t.backward(ad::sum(t, ad::exp(t, v)));  // writes every row of v's gradient
+    return v;
+  };
+  auto sparse_pass = [&](ad::Index row) {
+    t.clear();
+    const ad::Var v = t.variable(x);
+    t.backward(ad::sum(t, ad::gather_rows(t, v, {row, row})));  // writes one row
+    return v;
+  };
+  Matrix only_row_2 = Matrix::Zero(4, 3);
+  only_row_2.row(2).setConstant(2);
+  dense_pass();
+  const ad::Var v = sparse_pass(2);
+  CHECK(t.grad(v) == only_row_2);
+  CHECK_FALSE(t.node(v).grad_dense);  // the bookkeeping saw one row, once
+  CHECK(t.node(v).grad_rows == std::vector<ad::Index>{2});
+  sparse_pass(1);
+  CHECK(t.grad(sparse_pass(2)) == only_row_2);
+  CHECK(t.grad(dense_pass()) == x.array().exp().matrix());
+  // A slot whose shape changes is re-zeroed whole.
+  t.clear();
+  const ad::Var wide = t.variable(Matrix::Ones(2, 6));
+  t.backward(ad::sum(t, ad::slice_cols(t, wide, 1, 2)));
+  Matrix expected = Matrix::Zero(2, 6);
+  expected.middleCols(1, 2).setOnes();
+  CHECK(t.grad(wide) == expected);
+}
