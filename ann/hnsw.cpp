@@ -16,15 +16,38 @@ namespace {
 constexpr int kMaxLevel = 30;  // levels above ~log_M(n) are vanishingly rare
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-// Orders a std heap so that the nearest candidate is at the front.
-struct Farther {
-  bool operator()(const Scored& a, const Scored& b) const { return b < a; }
+// Heap orders on distance alone (cheaper than Scored's id tie-break; heap
+// operations are deterministic either way). Nearer keeps the farthest result
+// at the front of the results heap, Farther the nearest candidate at the front.
+struct Nearer {
+  bool operator()(const Scored& a, const Scored& b) const { return a.distance < b.distance; }
 };
+struct Farther {
+  bool operator()(const Scored& a, const Scored& b) const { return a.distance > b.distance; }
+};
+
+// Replaces the farthest of a full results heap (max-heap on distance) by `s`
+// and restores the heap with one sift-down, half the work of pop + push.
+void replace_farthest(std::vector<Scored>& heap, Scored s) {
+  const size_t n = heap.size();
+  size_t i = 0;
+  for (;;) {
+    size_t child = 2 * i + 1;
+    if (child >= n) break;
+    if (child + 1 < n && heap[child].distance < heap[child + 1].distance) ++child;
+    if (heap[child].distance <= s.distance) break;
+    heap[i] = heap[child];
+    i = child;
+  }
+  heap[i] = s;
+}
 
 }  // namespace
 
 // Per-thread working memory of searches and insertions, reused across calls.
-struct Hnsw::Scratch {
+// Cache-line aligned: two threads' scratches must not share a line, or every
+// push_back (which writes a vector's end pointer) bounces it between cores.
+struct alignas(64) Hnsw::Scratch {
   explicit Scratch(int n) : visited(n) {}
   VisitedSet visited;
   std::vector<Scored> entries;     // where the next layer's search starts
@@ -37,6 +60,7 @@ struct Hnsw::Scratch {
   std::vector<Scored> pruned;      // what pruning keeps
   std::vector<int> old_links;      // a moved node's links before relinking
   std::vector<int> old_offsets;    // (levels + 2) offsets into old_links
+  char padding[64];                // keeps the next allocation off the last line
 };
 
 Hnsw::Hnsw(const HnswParams& params) : params_(params) {
@@ -178,9 +202,9 @@ void Hnsw::search_layer(const float* q, int ef, int layer, int exclude, Scratch&
       candidates.push_back(e);
       std::push_heap(candidates.begin(), candidates.end(), Farther());
       results.push_back(e);
-      std::push_heap(results.begin(), results.end());
+      std::push_heap(results.begin(), results.end(), Nearer());
       if (static_cast<int>(results.size()) > ef) {
-        std::pop_heap(results.begin(), results.end());
+        std::pop_heap(results.begin(), results.end(), Nearer());
         results.pop_back();
       }
     }
@@ -189,7 +213,7 @@ void Hnsw::search_layer(const float* q, int ef, int layer, int exclude, Scratch&
   std::vector<int>& fresh = s.fresh;
   while (!candidates.empty()) {
     const Scored c = candidates.front();
-    if (static_cast<int>(results.size()) >= ef && results.front() < c) break;
+    if (static_cast<int>(results.size()) >= ef && results.front().distance < c.distance) break;
     std::pop_heap(candidates.begin(), candidates.end(), Farther());
     candidates.pop_back();
     // Collect the unvisited neighbours first and ask for all their vectors,
@@ -204,19 +228,19 @@ void Hnsw::search_layer(const float* q, int ef, int layer, int exclude, Scratch&
     for (int e : fresh) prefetch(vec(e), bytes);
     for (int e : fresh) {
       const float de = distance(q, e);
-      if (static_cast<int>(results.size()) < ef || de < results.front().distance) {
-        candidates.push_back({de, e});
-        std::push_heap(candidates.begin(), candidates.end(), Farther());
+      if (static_cast<int>(results.size()) < ef) {
         results.push_back({de, e});
-        std::push_heap(results.begin(), results.end());
-        if (static_cast<int>(results.size()) > ef) {
-          std::pop_heap(results.begin(), results.end());
-          results.pop_back();
-        }
+        std::push_heap(results.begin(), results.end(), Nearer());
+      } else if (de < results.front().distance) {
+        replace_farthest(results, {de, e});
+      } else {
+        continue;
       }
+      candidates.push_back({de, e});
+      std::push_heap(candidates.begin(), candidates.end(), Farther());
     }
   }
-  std::sort_heap(results.begin(), results.end());
+  std::sort(results.begin(), results.end());
 }
 
 void Hnsw::select_neighbours(const std::vector<Scored>& candidates, int limit,
