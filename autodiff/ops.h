@@ -65,6 +65,13 @@ inline constexpr Scalar kMaxSquaredDistance = 1e3;
 Var l2_norm_rows(Tape& t, Var x);
 // The RBF kernel of NTP, fused: k(x_i, y_i) = exp(-‖x_i - y_i‖), (n, d) x (n, d) -> (n, 1).
 Var rbf_kernel(Tape& t, Var x, Var y);
+// The same between gathered rows, without storing them: equal to
+// rbf_kernel(gather_rows(x, x_rows), gather_rows(y, y_rows)) but it never
+// materialises the two (n, d) matrices, which dominate the cost of scoring B
+// goals against k facts each (x_rows repeats each goal k times). x is (a, d),
+// y is (b, d), x_rows and y_rows have the same length n; result (n, 1).
+Var rbf_kernel_rows(Tape& t, Var x, const std::vector<Index>& x_rows, Var y,
+                    const std::vector<Index>& y_rows);
 
 // ---- linear algebra (ops_linalg.cpp) ----------------------------------------
 Var matmul(Tape& t, Var a, Var b);       // (n, m) x (m, p) -> (n, p)

@@ -9,7 +9,10 @@
 //                scale, exp composed)                             3 x (B*k, 1)
 //   proof score  min over the 3 positions, max over the k facts   (B, 1)
 //   loss         binary_cross_entropy against random 0/1 labels   (1, 1)
-// then backward into the two Parameters (predicates, entities). The fused
+// then backward into the two Parameters (predicates, entities). A third
+// variant replaces the two (B*k, d) gathers and the kernel of each position
+// by rbf_kernel_rows, which reads the goal rows and the facts' distinct rows
+// through indices and never stores the (B*k, d) matrices. The fused
 // loop computes the same loss and the same Parameter gradients (into dense
 // arrays) without a tape; the program checks that both agree, then prints
 // the median over --reps of each timing. Both run on one thread. It leaves
@@ -40,6 +43,9 @@ struct Problem {
   std::vector<Index> fact_rows[3];                  // (B*k) per position
   std::vector<Index> repeat;                        // (B*k): b repeated k times
   std::vector<Scalar> labels;                       // (B)
+  // Scratch for the rbf_kernel_rows variant: the distinct fact rows of a
+  // position, and each fact's place among them.
+  std::vector<Index> distinct, place, slot_of_row;
 };
 
 Problem make_problem(Index goals, Index k, Index dim, Index num_predicates, Index num_entities,
@@ -79,23 +85,45 @@ Problem make_problem(Index goals, Index k, Index dim, Index num_predicates, Inde
 
 // ---- the tape version ------------------------------------------------------------
 
-ad::Var kernel(ad::Tape& t, ad::Var x, ad::Var y, bool fused) {
-  if (fused) return ad::rbf_kernel(t, x, y);
-  return ad::exp(t, ad::scale(t, ad::l2_norm_rows(t, ad::sub(t, x, y)), -1));
+enum class Variant { kRbfKernel, kComposed, kRbfKernelRows };
+const char* name_of(Variant v) {
+  return v == Variant::kRbfKernel ? "rbf_kernel" : v == Variant::kComposed ? "composed"
+                                                                            : "kernel_rows";
 }
 
-ad::Var tape_forward(ad::Tape& t, Problem& pr, bool fused_kernel) {
+// The kernel of one position: 3 x (B*k, d) -> (B*k, 1), or straight from the
+// (B, d) goal rows and the table for rbf_kernel_rows.
+ad::Var position_kernel(ad::Tape& t, Problem& pr, int pos, Variant variant) {
+  ad::Parameter& table = pos == 0 ? pr.predicates : pr.entities;
+  const ad::Var goal = ad::gather(t, table, pr.goal_rows[pos]);            // (B, d)
+  if (variant == Variant::kRbfKernelRows) {
+    // Gather each distinct fact row once: (U, d), U <= min(B*k, rows).
+    pr.slot_of_row.assign(static_cast<std::size_t>(table.value.rows()), -1);
+    pr.distinct.clear();
+    pr.place.clear();
+    for (Index row : pr.fact_rows[pos]) {
+      Index& slot = pr.slot_of_row[static_cast<std::size_t>(row)];
+      if (slot < 0) {
+        slot = static_cast<Index>(pr.distinct.size());
+        pr.distinct.push_back(row);
+      }
+      pr.place.push_back(slot);
+    }
+    const ad::Var facts = ad::gather(t, table, pr.distinct);               // (U, d)
+    return ad::rbf_kernel_rows(t, goal, pr.repeat, facts, pr.place);       // (B*k, 1)
+  }
+  const ad::Var goal_k = ad::gather_rows(t, goal, pr.repeat);              // (B*k, d)
+  const ad::Var facts = ad::gather(t, table, pr.fact_rows[pos]);           // (B*k, d)
+  if (variant == Variant::kRbfKernel) return ad::rbf_kernel(t, goal_k, facts);
+  return ad::exp(t, ad::scale(t, ad::l2_norm_rows(t, ad::sub(t, goal_k, facts)), -1));
+}
+
+ad::Var tape_forward(ad::Tape& t, Problem& pr, Variant variant) {
   t.clear();
   pr.predicates.clear_grad();
   pr.entities.clear_grad();
   std::vector<ad::Var> kernels;
-  for (int pos = 0; pos < 3; ++pos) {
-    ad::Parameter& table = pos == 0 ? pr.predicates : pr.entities;
-    const ad::Var goal = ad::gather(t, table, pr.goal_rows[pos]);          // (B, d)
-    const ad::Var goal_k = ad::gather_rows(t, goal, pr.repeat);            // (B*k, d)
-    const ad::Var facts = ad::gather(t, table, pr.fact_rows[pos]);         // (B*k, d)
-    kernels.push_back(kernel(t, goal_k, facts, fused_kernel));             // (B*k, 1)
-  }
+  for (int pos = 0; pos < 3; ++pos) kernels.push_back(position_kernel(t, pr, pos, variant));
   const ad::Var proof = ad::min(t, kernels);                               // (B*k, 1)
   const ad::Var score = ad::segment_max(t, proof, pr.k);                   // (B, 1)
   return ad::binary_cross_entropy(t, score, pr.labels);                    // (1, 1)
@@ -218,11 +246,11 @@ struct Timings {
   double forward, backward, total;
 };
 
-Timings time_tape(ad::Tape& t, Problem& pr, bool fused_kernel, int reps) {
+Timings time_tape(ad::Tape& t, Problem& pr, Variant variant, int reps) {
   std::vector<double> fwd, bwd, tot;
   for (int rep = 0; rep <= reps; ++rep) {  // rep 0 warms up the tape's storage
     const auto start = Clock::now();
-    const ad::Var loss = tape_forward(t, pr, fused_kernel);
+    const ad::Var loss = tape_forward(t, pr, variant);
     const double f = ms_since(start);
     const auto mid = Clock::now();
     t.backward(loss);
@@ -246,7 +274,7 @@ bool agree(const char* what, Scalar tape_loss, const Problem& pr, const Fused& f
                                 pr.entities.grad.cwiseAbs().maxCoeff());
   const bool ok = std::abs(tape_loss - fz.loss) <= 1e-12 * std::abs(fz.loss) &&
                   max_diff <= 1e-10 * scale && scale > 0;
-  std::printf("check %-9s loss tape %.15g fused %.15g | grad checksum tape %.12g fused %.12g"
+  std::printf("check %-11s loss tape %.15g fused %.15g | grad checksum tape %.12g fused %.12g"
               " | max |diff| %.3g -> %s\n",
               what, tape_loss, fz.loss, cs_tape, cs_fused, max_diff, ok ? "agree" : "DIFFER");
   return ok;
@@ -311,11 +339,11 @@ int main(int argc, char** argv) {
               static_cast<long>(pr.entities.value.rows()), reps);
   bool ok = true;
   ad::Tape tape;
-  for (bool fused_kernel : {true, false}) {
-    const char* name = fused_kernel ? "rbf_kernel" : "composed";
-    const Timings t = time_tape(tape, pr, fused_kernel, reps);
+  for (Variant variant : {Variant::kRbfKernel, Variant::kComposed, Variant::kRbfKernelRows}) {
+    const char* name = name_of(variant);
+    const Timings t = time_tape(tape, pr, variant, reps);
     ok &= agree(name, tape.scalar(tape.last()), pr, fz);
-    std::printf("%-10s (%zu nodes) tape forward %8.3f ms  backward %8.3f ms  total %8.3f ms | "
+    std::printf("%-11s (%zu nodes) tape forward %8.3f ms  backward %8.3f ms  total %8.3f ms | "
                 "fused total %8.3f ms | tape/fused %.2f\n",
                 name, tape.size(), t.forward, t.backward, t.total, fused, t.total / fused);
   }

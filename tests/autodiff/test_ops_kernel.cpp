@@ -104,3 +104,33 @@ TEST_CASE("rbf_kernel equals the composed diff, norm and exp") {
   CHECK(t.grad(x).cwiseAbs().maxCoeff() < 1e-14);
   CHECK(t.grad(y).cwiseAbs().maxCoeff() < 1e-14);
 }
+
+TEST_CASE("rbf_kernel_rows matches its reference and finite differences") {
+  const std::vector<ad::Index> x_rows = {0, 0, 0, 2, 2, 2, 1};  // goals repeated
+  const std::vector<ad::Index> y_rows = {3, 1, 3, 0, 4, 2, 2};  // facts, some twice
+  OpCase c;
+  c.op = "rbf_kernel_rows";
+  Matrix y = random_matrix(5, 4, 51);
+  y.row(4) = random_matrix(3, 4, 50).row(2).array() + 1e-5;  // pair (2, 4) is clipped
+  c.inputs = {random_matrix(3, 4, 50), y};
+  c.build = [=](ad::Tape& t, const std::vector<ad::Var>& v, ad::Parameter*) {
+    return ad::rbf_kernel_rows(t, v[0], x_rows, v[1], y_rows);
+  };
+  c.reference = [=](const Inputs& in) {
+    Matrix a(7, 4), b(7, 4);
+    for (std::size_t i = 0; i < 7; ++i) {
+      a.row(static_cast<ad::Index>(i)) = in[0].row(x_rows[i]);
+      b.row(static_cast<ad::Index>(i)) = in[1].row(y_rows[i]);
+    }
+    return rbf_reference(a, b);
+  };
+  c.bad_shapes = {{Matrix::Zero(3, 4), Matrix::Zero(5, 3)}};
+  const std::vector<Matrix> grads = check_op(c);
+  CHECK(grads[1].row(4).isZero(0));  // only used in the clipped pair
+
+  ad::Tape t;
+  const ad::Var a = t.variable(Matrix::Zero(2, 3)), b = t.variable(Matrix::Zero(4, 3));
+  CHECK_THROWS_AS(ad::rbf_kernel_rows(t, a, {0, 1}, b, {0}), ad::ShapeError);
+  CHECK_THROWS_AS(ad::rbf_kernel_rows(t, a, {2}, b, {0}), std::out_of_range);
+  CHECK_THROWS_AS(ad::rbf_kernel_rows(t, a, {0}, b, {4}), std::out_of_range);
+}
