@@ -10,12 +10,14 @@
 
 namespace ad {
 
+// Throws std::out_of_range naming the op if a row is outside [0, limit); the
+// message is only built then, so a valid call allocates nothing.
 static void check_rows(const char* op, const std::vector<Index>& rows, Index limit,
-                       const std::string& what) {
+                       const char* what, const std::string& name, const Matrix& m) {
   for (Index r : rows)
     if (r < 0 || r >= limit)
       throw std::out_of_range(std::string(op) + ": row " + std::to_string(r) +
-                              " out of range for " + what);
+                              " out of range for " + what + name + " " + shape_of(m));
 }
 
 // Copies out.row(i) = src.row(rows[i]).
@@ -39,8 +41,7 @@ static void gather_backward(Tape& t, int id) {
 }
 
 Var gather(Tape& t, Parameter& table, const std::vector<Index>& rows) {
-  check_rows("gather", rows, table.value.rows(),
-             "parameter '" + table.name + "' " + shape_of(table.value));
+  check_rows("gather", rows, table.value.rows(), "parameter ", table.name, table.value);
   if (table.grad.rows() != table.value.rows() || table.grad.cols() != table.value.cols() ||
       table.is_touched.size() != static_cast<std::size_t>(table.value.rows()))
     throw ShapeError("gather: parameter '" + table.name + "' has value " +
@@ -65,7 +66,7 @@ static void gather_rows_backward(Tape& t, int id) {
 }
 
 Var gather_rows(Tape& t, Var x, const std::vector<Index>& rows) {
-  check_rows("gather_rows", rows, t.value(x).rows(), "input " + shape_of(t.value(x)));
+  check_rows("gather_rows", rows, t.value(x).rows(), "input", "", t.value(x));
   Node& n = t.push("gather_rows", {x.id}, static_cast<Index>(rows.size()), t.value(x).cols(),
                    gather_rows_backward);
   n.index.assign(rows.begin(), rows.end());

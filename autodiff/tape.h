@@ -56,7 +56,8 @@ using BackwardFn = void (*)(Tape& tape, int node_id);
 // created the node; each op documents what it keeps there.
 struct Node {
   Matrix value;                 // (rows, cols), the forward result
-  Matrix grad;                  // same shape, filled during backward()
+  Matrix grad;                  // same shape, filled during backward(); rules add
+                                // into it only through grad_for_all/grad_for_row
   BackwardFn backward = nullptr;  // nullptr for constants (leaves)
   const char* op = "constant";  // op name, for error messages
   std::vector<int> inputs;      // ids of the input nodes, in argument order
@@ -69,8 +70,9 @@ struct Node {
   // Which rows of `grad` backward rules have written since backward() last
   // zeroed it: all of them (grad_dense), or just `grad_rows`, each listed once
   // (grad_row_marked flags them). backward() re-zeroes only those rows, and
-  // rules visit only those rows: NTP's min and max pass each gradient entry to
-  // a single input, so most rows of the big gathered matrices stay zero.
+  // rules visit only those rows: min and segment_max pass each gradient entry
+  // to a single input, so most rows of NTP's big gathered matrices stay zero.
+  // A rule writing to `grad` directly would leave stale rows behind.
   bool grad_dense = false;
   std::vector<Index> grad_rows;
   std::vector<uint8_t> grad_row_marked;  // (rows) once backward() has run
