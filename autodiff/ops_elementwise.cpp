@@ -10,7 +10,23 @@ namespace ad {
 
 using detail::check_same_shape;
 
+// Backward rules, each defined right after its forward op.
+static void add_backward(Tape& t, int id);
+static void sub_backward(Tape& t, int id);
+static void mul_backward(Tape& t, int id);
+static void scale_backward(Tape& t, int id);
+static void exp_backward(Tape& t, int id);
+static void min_backward(Tape& t, int id);
+static void max_backward(Tape& t, int id);
+
 // ---- add: y = a + b;  da += g, db += g ----------------------------------------
+
+Var add(Tape& t, Var a, Var b) {
+  check_same_shape("add", t.value(a), t.value(b));
+  Node& n = t.push("add", {a.id, b.id}, t.value(a).rows(), t.value(a).cols(), add_backward);
+  n.value = t.value(a) + t.value(b);
+  return t.last();
+}
 
 static void add_backward(Tape& t, int id) {
   const Node& n = t.node(id);
@@ -22,14 +38,14 @@ static void add_backward(Tape& t, int id) {
   });
 }
 
-Var add(Tape& t, Var a, Var b) {
-  check_same_shape("add", t.value(a), t.value(b));
-  Node& n = t.push("add", {a.id, b.id}, t.value(a).rows(), t.value(a).cols(), add_backward);
-  n.value = t.value(a) + t.value(b);
+// ---- sub: y = a - b;  da += g, db -= g ----------------------------------------
+
+Var sub(Tape& t, Var a, Var b) {
+  check_same_shape("sub", t.value(a), t.value(b));
+  Node& n = t.push("sub", {a.id, b.id}, t.value(a).rows(), t.value(a).cols(), sub_backward);
+  n.value = t.value(a) - t.value(b);
   return t.last();
 }
-
-// ---- sub: y = a - b;  da += g, db -= g ----------------------------------------
 
 static void sub_backward(Tape& t, int id) {
   const Node& n = t.node(id);
@@ -41,14 +57,14 @@ static void sub_backward(Tape& t, int id) {
   });
 }
 
-Var sub(Tape& t, Var a, Var b) {
-  check_same_shape("sub", t.value(a), t.value(b));
-  Node& n = t.push("sub", {a.id, b.id}, t.value(a).rows(), t.value(a).cols(), sub_backward);
-  n.value = t.value(a) - t.value(b);
+// ---- mul: y = a ⊙ b;  da += g ⊙ b, db += g ⊙ a --------------------------------
+
+Var mul(Tape& t, Var a, Var b) {
+  check_same_shape("mul", t.value(a), t.value(b));
+  Node& n = t.push("mul", {a.id, b.id}, t.value(a).rows(), t.value(a).cols(), mul_backward);
+  n.value = t.value(a).cwiseProduct(t.value(b));
   return t.last();
 }
-
-// ---- mul: y = a ⊙ b;  da += g ⊙ b, db += g ⊙ a --------------------------------
 
 static void mul_backward(Tape& t, int id) {
   const Node& n = t.node(id);
@@ -60,21 +76,7 @@ static void mul_backward(Tape& t, int id) {
   });
 }
 
-Var mul(Tape& t, Var a, Var b) {
-  check_same_shape("mul", t.value(a), t.value(b));
-  Node& n = t.push("mul", {a.id, b.id}, t.value(a).rows(), t.value(a).cols(), mul_backward);
-  n.value = t.value(a).cwiseProduct(t.value(b));
-  return t.last();
-}
-
 // ---- scale: y = c a;  da += c g; constant = c --------------------------------
-
-static void scale_backward(Tape& t, int id) {
-  const Node& n = t.node(id);
-  Node& a = t.node(n.inputs[0]);
-  if (!a.needs_grad) return;
-  n.for_each_grad_row([&](Index r) { a.grad_for_row(r) += n.constant * n.grad.row(r); });
-}
 
 Var scale(Tape& t, Var a, Scalar c) {
   Node& n = t.push("scale", {a.id}, t.value(a).rows(), t.value(a).cols(), scale_backward);
@@ -83,7 +85,20 @@ Var scale(Tape& t, Var a, Scalar c) {
   return t.last();
 }
 
+static void scale_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Node& a = t.node(n.inputs[0]);
+  if (!a.needs_grad) return;
+  n.for_each_grad_row([&](Index r) { a.grad_for_row(r) += n.constant * n.grad.row(r); });
+}
+
 // ---- exp: y = e^a;  da += g ⊙ y -----------------------------------------------
+
+Var exp(Tape& t, Var a) {
+  Node& n = t.push("exp", {a.id}, t.value(a).rows(), t.value(a).cols(), exp_backward);
+  n.value = t.value(a).array().exp().matrix();
+  return t.last();
+}
 
 static void exp_backward(Tape& t, int id) {
   const Node& n = t.node(id);
@@ -93,26 +108,8 @@ static void exp_backward(Tape& t, int id) {
       [&](Index r) { a.grad_for_row(r) += n.grad.row(r).cwiseProduct(n.value.row(r)); });
 }
 
-Var exp(Tape& t, Var a) {
-  Node& n = t.push("exp", {a.id}, t.value(a).rows(), t.value(a).cols(), exp_backward);
-  n.value = t.value(a).array().exp().matrix();
-  return t.last();
-}
-
 // ---- min: y = min_j x_j element-wise; index[e] = the first j holding it ----------
 // d x_j[e] += g[e] for j = index[e] only.
-
-static void min_backward(Tape& t, int id) {
-  const Node& n = t.node(id);
-  const Index cols = n.grad.cols();
-  n.for_each_grad_row([&](Index r) {
-    for (Index c = 0; c < cols; ++c) {
-      const Index j = n.index[static_cast<std::size_t>(r * cols + c)];
-      Node& x = t.node(n.inputs[static_cast<std::size_t>(j)]);
-      if (x.needs_grad) x.grad_for_row(r)(c) += n.grad(r, c);
-    }
-  });
-}
 
 Var min(Tape& t, const std::vector<Var>& xs) {
   if (xs.empty()) throw ShapeError("min: no inputs");
@@ -133,8 +130,29 @@ Var min(Tape& t, const std::vector<Var>& xs) {
   return t.last();
 }
 
+static void min_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  const Index cols = n.grad.cols();
+  n.for_each_grad_row([&](Index r) {
+    for (Index c = 0; c < cols; ++c) {
+      const Index j = n.index[static_cast<std::size_t>(r * cols + c)];
+      Node& x = t.node(n.inputs[static_cast<std::size_t>(j)]);
+      if (x.needs_grad) x.grad_for_row(r)(c) += n.grad(r, c);
+    }
+  });
+}
+
 // ---- max: y = max(a, b), ties to a; da += g where a >= b, db += g elsewhere -------
 // The inputs are never modified, so backward recomputes the mask from them.
+
+Var max(Tape& t, Var a, Var b) {
+  check_same_shape("max", t.value(a), t.value(b));
+  Node& n = t.push("max", {a.id, b.id}, t.value(a).rows(), t.value(a).cols(), max_backward);
+  n.value = (t.value(a).array() >= t.value(b).array())
+                .select(t.value(a).array(), t.value(b).array())
+                .matrix();
+  return t.last();
+}
 
 static void max_backward(Tape& t, int id) {
   const Node& n = t.node(id);
@@ -147,15 +165,6 @@ static void max_backward(Tape& t, int id) {
       if (winner.needs_grad) winner.grad_for_row(r)(c) += n.grad(r, c);
     }
   });
-}
-
-Var max(Tape& t, Var a, Var b) {
-  check_same_shape("max", t.value(a), t.value(b));
-  Node& n = t.push("max", {a.id, b.id}, t.value(a).rows(), t.value(a).cols(), max_backward);
-  n.value = (t.value(a).array() >= t.value(b).array())
-                .select(t.value(a).array(), t.value(b).array())
-                .matrix();
-  return t.last();
 }
 
 }  // namespace ad

@@ -10,6 +10,13 @@
 
 namespace ad {
 
+// Backward rules, each defined right after its forward op.
+static void gather_backward(Tape& t, int id);
+static void gather_rows_backward(Tape& t, int id);
+static void concat_cols_backward(Tape& t, int id);
+static void concat_rows_backward(Tape& t, int id);
+static void slice_cols_backward(Tape& t, int id);
+
 // Throws std::out_of_range naming the op if a row is outside [0, limit); the
 // message is only built then, so a valid call allocates nothing.
 static void check_rows(const char* op, const std::vector<Index>& rows, Index limit,
@@ -27,19 +34,6 @@ static void copy_rows(Matrix& out, const Matrix& src, const std::vector<Index>& 
 
 // ---- gather: y[i] = table[rows[i]]; index = rows, param = &table -----------
 
-static void gather_backward(Tape& t, int id) {
-  const Node& n = t.node(id);
-  Parameter& p = *n.param;
-  n.for_each_grad_row([&](Index i) {
-    const Index r = n.index[static_cast<std::size_t>(i)];
-    p.grad.row(r) += n.grad.row(i);
-    if (!p.is_touched[static_cast<std::size_t>(r)]) {
-      p.is_touched[static_cast<std::size_t>(r)] = 1;
-      p.touched.push_back(r);
-    }
-  });
-}
-
 Var gather(Tape& t, Parameter& table, const std::vector<Index>& rows) {
   check_rows("gather", rows, table.value.rows(), "parameter ", table.name, table.value);
   if (table.grad.rows() != table.value.rows() || table.grad.cols() != table.value.cols() ||
@@ -55,15 +49,20 @@ Var gather(Tape& t, Parameter& table, const std::vector<Index>& rows) {
   return t.last();
 }
 
-// ---- gather_rows: y[i] = x[rows[i]]; index = rows ----------------------------
-
-static void gather_rows_backward(Tape& t, int id) {
+static void gather_backward(Tape& t, int id) {
   const Node& n = t.node(id);
-  Node& x = t.node(n.inputs[0]);
-  if (!x.needs_grad) return;
-  n.for_each_grad_row(
-      [&](Index i) { x.grad_for_row(n.index[static_cast<std::size_t>(i)]) += n.grad.row(i); });
+  Parameter& p = *n.param;
+  n.for_each_grad_row([&](Index i) {
+    const Index r = n.index[static_cast<std::size_t>(i)];
+    p.grad.row(r) += n.grad.row(i);
+    if (!p.is_touched[static_cast<std::size_t>(r)]) {
+      p.is_touched[static_cast<std::size_t>(r)] = 1;
+      p.touched.push_back(r);
+    }
+  });
 }
+
+// ---- gather_rows: y[i] = x[rows[i]]; index = rows ----------------------------
 
 Var gather_rows(Tape& t, Var x, const std::vector<Index>& rows) {
   check_rows("gather_rows", rows, t.value(x).rows(), "input", "", t.value(x));
@@ -74,18 +73,15 @@ Var gather_rows(Tape& t, Var x, const std::vector<Index>& rows) {
   return t.last();
 }
 
-// ---- concat_cols: y = [x0 x1 ...] ------------------------------------------------
-
-static void concat_cols_backward(Tape& t, int id) {
+static void gather_rows_backward(Tape& t, int id) {
   const Node& n = t.node(id);
-  Index begin = 0;
-  for (int in : n.inputs) {
-    Node& x = t.node(in);
-    const Index c = x.value.cols();
-    if (x.needs_grad) x.grad_for_all() += n.grad.middleCols(begin, c);
-    begin += c;
-  }
+  Node& x = t.node(n.inputs[0]);
+  if (!x.needs_grad) return;
+  n.for_each_grad_row(
+      [&](Index i) { x.grad_for_row(n.index[static_cast<std::size_t>(i)]) += n.grad.row(i); });
 }
+
+// ---- concat_cols: y = [x0 x1 ...] ------------------------------------------------
 
 Var concat_cols(Tape& t, const std::vector<Var>& xs) {
   if (xs.empty()) throw ShapeError("concat_cols: no inputs");
@@ -106,18 +102,18 @@ Var concat_cols(Tape& t, const std::vector<Var>& xs) {
   return t.last();
 }
 
-// ---- concat_rows: y = [x0; x1; ...] ----------------------------------------------
-
-static void concat_rows_backward(Tape& t, int id) {
+static void concat_cols_backward(Tape& t, int id) {
   const Node& n = t.node(id);
   Index begin = 0;
   for (int in : n.inputs) {
     Node& x = t.node(in);
-    const Index r = x.value.rows();
-    if (x.needs_grad) x.grad_for_all() += n.grad.middleRows(begin, r);
-    begin += r;
+    const Index c = x.value.cols();
+    if (x.needs_grad) x.grad_for_all() += n.grad.middleCols(begin, c);
+    begin += c;
   }
 }
+
+// ---- concat_rows: y = [x0; x1; ...] ----------------------------------------------
 
 Var concat_rows(Tape& t, const std::vector<Var>& xs) {
   if (xs.empty()) throw ShapeError("concat_rows: no inputs");
@@ -138,16 +134,18 @@ Var concat_rows(Tape& t, const std::vector<Var>& xs) {
   return t.last();
 }
 
-// ---- slice_cols: y = x[:, begin : begin + count]; index = {begin} ---------------
-
-static void slice_cols_backward(Tape& t, int id) {
+static void concat_rows_backward(Tape& t, int id) {
   const Node& n = t.node(id);
-  Node& x = t.node(n.inputs[0]);
-  if (!x.needs_grad) return;
-  n.for_each_grad_row([&](Index r) {
-    x.grad_for_row(r).segment(n.index[0], n.value.cols()) += n.grad.row(r);
-  });
+  Index begin = 0;
+  for (int in : n.inputs) {
+    Node& x = t.node(in);
+    const Index r = x.value.rows();
+    if (x.needs_grad) x.grad_for_all() += n.grad.middleRows(begin, r);
+    begin += r;
+  }
 }
+
+// ---- slice_cols: y = x[:, begin : begin + count]; index = {begin} ---------------
 
 Var slice_cols(Tape& t, Var x, Index begin, Index count) {
   const Matrix& xv = t.value(x);
@@ -159,6 +157,15 @@ Var slice_cols(Tape& t, Var x, Index begin, Index count) {
   n.index.assign(1, begin);
   n.value = t.value(x).middleCols(begin, count);
   return t.last();
+}
+
+static void slice_cols_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Node& x = t.node(n.inputs[0]);
+  if (!x.needs_grad) return;
+  n.for_each_grad_row([&](Index r) {
+    x.grad_for_row(r).segment(n.index[0], n.value.cols()) += n.grad.row(r);
+  });
 }
 
 }  // namespace ad

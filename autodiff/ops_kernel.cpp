@@ -18,6 +18,11 @@
 
 namespace ad {
 
+// Backward rules, each defined right after its forward op.
+static void l2_norm_rows_backward(Tape& t, int id);
+static void rbf_kernel_backward(Tape& t, int id);
+static void rbf_kernel_rows_backward(Tape& t, int id);
+
 // Whether a squared distance falls outside the clip range (no gradient then).
 static bool clipped(Scalar s) { return s < kMinSquaredDistance || s > kMaxSquaredDistance; }
 static Scalar clip_squared(Scalar s) {
@@ -26,16 +31,6 @@ static Scalar clip_squared(Scalar s) {
 }
 
 // ---- l2_norm_rows: y[i] = √clip(‖x[i]‖²);  dx[i] += g[i] x[i] / y[i]; aux = 1/y or 0 --
-
-static void l2_norm_rows_backward(Tape& t, int id) {
-  const Node& n = t.node(id);
-  Node& x = t.node(n.inputs[0]);
-  if (!x.needs_grad) return;
-  n.for_each_grad_row([&](Index i) {
-    const Scalar f = n.grad(i, 0) * n.aux(i, 0);
-    if (f != 0) x.grad_for_row(i) += f * x.value.row(i);
-  });
-}
 
 Var l2_norm_rows(Tape& t, Var x) {
   const Index rows = t.value(x).rows();
@@ -51,20 +46,18 @@ Var l2_norm_rows(Tape& t, Var x) {
   return t.last();
 }
 
-// ---- rbf_kernel: y[i] = exp(-√clip(‖x[i] - y[i]‖²)); aux = k/r or 0 -----------------
-// dx[i] += -g[i] aux[i] (x[i] - y[i]),  dy[i] -= the same.
-
-static void rbf_kernel_backward(Tape& t, int id) {
+static void l2_norm_rows_backward(Tape& t, int id) {
   const Node& n = t.node(id);
   Node& x = t.node(n.inputs[0]);
-  Node& y = t.node(n.inputs[1]);
+  if (!x.needs_grad) return;
   n.for_each_grad_row([&](Index i) {
     const Scalar f = n.grad(i, 0) * n.aux(i, 0);
-    if (f == 0) return;
-    if (x.needs_grad) x.grad_for_row(i) -= f * (x.value.row(i) - y.value.row(i));
-    if (y.needs_grad) y.grad_for_row(i) += f * (x.value.row(i) - y.value.row(i));
+    if (f != 0) x.grad_for_row(i) += f * x.value.row(i);
   });
 }
+
+// ---- rbf_kernel: y[i] = exp(-√clip(‖x[i] - y[i]‖²)); aux = k/r or 0 -----------------
+// dx[i] += -g[i] aux[i] (x[i] - y[i]),  dy[i] -= the same.
 
 // One kernel value and its backward factor (k/r, or 0 where clipped).
 static void rbf_one(const Matrix& x, Index x_row, const Matrix& y, Index y_row, Scalar& k,
@@ -86,22 +79,19 @@ Var rbf_kernel(Tape& t, Var x, Var y) {
   return t.last();
 }
 
-// ---- rbf_kernel_rows: y[i] = rbf(x[xr[i]], y[yr[i]]); index = xr then yr; aux as above --
-
-static void rbf_kernel_rows_backward(Tape& t, int id) {
+static void rbf_kernel_backward(Tape& t, int id) {
   const Node& n = t.node(id);
   Node& x = t.node(n.inputs[0]);
   Node& y = t.node(n.inputs[1]);
-  const auto count = static_cast<std::size_t>(n.value.rows());
   n.for_each_grad_row([&](Index i) {
     const Scalar f = n.grad(i, 0) * n.aux(i, 0);
     if (f == 0) return;
-    const Index xr = n.index[static_cast<std::size_t>(i)];
-    const Index yr = n.index[count + static_cast<std::size_t>(i)];
-    if (x.needs_grad) x.grad_for_row(xr) -= f * (x.value.row(xr) - y.value.row(yr));
-    if (y.needs_grad) y.grad_for_row(yr) += f * (x.value.row(xr) - y.value.row(yr));
+    if (x.needs_grad) x.grad_for_row(i) -= f * (x.value.row(i) - y.value.row(i));
+    if (y.needs_grad) y.grad_for_row(i) += f * (x.value.row(i) - y.value.row(i));
   });
 }
+
+// ---- rbf_kernel_rows: y[i] = rbf(x[xr[i]], y[yr[i]]); index = xr then yr; aux as above --
 
 Var rbf_kernel_rows(Tape& t, Var x, const std::vector<Index>& x_rows, Var y,
                     const std::vector<Index>& y_rows) {
@@ -132,6 +122,21 @@ Var rbf_kernel_rows(Tape& t, Var x, const std::vector<Index>& x_rows, Var y,
     rbf_one(a, x_rows[ui], b, y_rows[ui], n.value(i, 0), n.aux(i, 0));
   }
   return t.last();
+}
+
+static void rbf_kernel_rows_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Node& x = t.node(n.inputs[0]);
+  Node& y = t.node(n.inputs[1]);
+  const auto count = static_cast<std::size_t>(n.value.rows());
+  n.for_each_grad_row([&](Index i) {
+    const Scalar f = n.grad(i, 0) * n.aux(i, 0);
+    if (f == 0) return;
+    const Index xr = n.index[static_cast<std::size_t>(i)];
+    const Index yr = n.index[count + static_cast<std::size_t>(i)];
+    if (x.needs_grad) x.grad_for_row(xr) -= f * (x.value.row(xr) - y.value.row(yr));
+    if (y.needs_grad) y.grad_for_row(yr) += f * (x.value.row(xr) - y.value.row(yr));
+  });
 }
 
 }  // namespace ad

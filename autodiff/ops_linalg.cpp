@@ -4,15 +4,11 @@
 
 namespace ad {
 
-// ---- matmul: y = a b;  da += g bᵀ, db += aᵀ g -----------------------------------
+// Backward rules, each defined right after its forward op.
+static void matmul_backward(Tape& t, int id);
+static void softmax_rows_backward(Tape& t, int id);
 
-static void matmul_backward(Tape& t, int id) {
-  const Node& n = t.node(id);
-  Node& a = t.node(n.inputs[0]);
-  Node& b = t.node(n.inputs[1]);
-  if (a.needs_grad) a.grad_for_all().noalias() += n.grad * b.value.transpose();
-  if (b.needs_grad) b.grad_for_all().noalias() += a.value.transpose() * n.grad;
-}
+// ---- matmul: y = a b;  da += g bᵀ, db += aᵀ g -----------------------------------
 
 Var matmul(Tape& t, Var a, Var b) {
   if (t.value(a).cols() != t.value(b).rows())
@@ -23,18 +19,16 @@ Var matmul(Tape& t, Var a, Var b) {
   return t.last();
 }
 
+static void matmul_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Node& a = t.node(n.inputs[0]);
+  Node& b = t.node(n.inputs[1]);
+  if (a.needs_grad) a.grad_for_all().noalias() += n.grad * b.value.transpose();
+  if (b.needs_grad) b.grad_for_all().noalias() += a.value.transpose() * n.grad;
+}
+
 // ---- softmax_rows: y[i] = e^(x[i] - max) / Σ e^(x[i] - max) ---------------------
 // dx[i] += y[i] ⊙ (g[i] - <g[i], y[i]>).
-
-static void softmax_rows_backward(Tape& t, int id) {
-  const Node& n = t.node(id);
-  Node& x = t.node(n.inputs[0]);
-  if (!x.needs_grad) return;
-  n.for_each_grad_row([&](Index i) {
-    const Scalar dot = n.grad.row(i).dot(n.value.row(i));
-    x.grad_for_row(i).array() += n.value.row(i).array() * (n.grad.row(i).array() - dot);
-  });
-}
 
 Var softmax_rows(Tape& t, Var x) {
   if (t.value(x).cols() == 0)
@@ -47,6 +41,16 @@ Var softmax_rows(Tape& t, Var x) {
     n.value.row(i) /= n.value.row(i).sum();
   }
   return t.last();
+}
+
+static void softmax_rows_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Node& x = t.node(n.inputs[0]);
+  if (!x.needs_grad) return;
+  n.for_each_grad_row([&](Index i) {
+    const Scalar dot = n.grad.row(i).dot(n.value.row(i));
+    x.grad_for_row(i).array() += n.value.row(i).array() * (n.grad.row(i).array() - dot);
+  });
 }
 
 }  // namespace ad

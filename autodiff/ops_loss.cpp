@@ -8,8 +8,23 @@
 
 namespace ad {
 
+// Backward rules, each defined right after its forward op.
+static void log_sigmoid_backward(Tape& t, int id);
+static void binary_cross_entropy_backward(Tape& t, int id);
+
 // ---- log_sigmoid: y = log σ(x) = -log(1 + e^-x);  dx += g σ(-x) -----------------
 // Evaluated as min(x, 0) - log1p(e^-|x|) so that e^ never overflows.
+
+Var log_sigmoid(Tape& t, Var x) {
+  Node& n = t.push("log_sigmoid", {x.id}, t.value(x).rows(), t.value(x).cols(),
+                   log_sigmoid_backward);
+  const Matrix& xv = t.value(x);
+  for (Index e = 0; e < xv.size(); ++e) {
+    const Scalar v = xv.data()[e];
+    n.value.data()[e] = std::min(v, Scalar(0)) - std::log1p(std::exp(-std::abs(v)));
+  }
+  return t.last();
+}
 
 static void log_sigmoid_backward(Tape& t, int id) {
   const Node& n = t.node(id);
@@ -25,17 +40,6 @@ static void log_sigmoid_backward(Tape& t, int id) {
   });
 }
 
-Var log_sigmoid(Tape& t, Var x) {
-  Node& n = t.push("log_sigmoid", {x.id}, t.value(x).rows(), t.value(x).cols(),
-                   log_sigmoid_backward);
-  const Matrix& xv = t.value(x);
-  for (Index e = 0; e < xv.size(); ++e) {
-    const Scalar v = xv.data()[e];
-    n.value.data()[e] = std::min(v, Scalar(0)) - std::log1p(std::exp(-std::abs(v)));
-  }
-  return t.last();
-}
-
 // ---- binary_cross_entropy: y = -1/n Σ [l log p + (1 - l) log(1 - p)]; aux = labels ----
 // dp[i] += g (-l / p + (1 - l) / (1 - p)) / n, each term dropped where its
 // argument was clipped to [kMinProbability, 1].
@@ -43,22 +47,6 @@ Var log_sigmoid(Tape& t, Var x) {
 static bool in_range(Scalar q) { return q >= kMinProbability && q <= 1; }
 static Scalar clip_probability(Scalar q) {
   return q < kMinProbability ? kMinProbability : (q > 1 ? 1 : q);
-}
-
-static void binary_cross_entropy_backward(Tape& t, int id) {
-  const Node& n = t.node(id);
-  Node& p = t.node(n.inputs[0]);
-  if (!p.needs_grad) return;
-  const Index count = p.value.rows();
-  const Scalar g = n.grad(0, 0) / static_cast<Scalar>(count);
-  Matrix& gp = p.grad_for_all();
-  for (Index i = 0; i < count; ++i) {
-    const Scalar q = p.value(i, 0), label = n.aux(i, 0);
-    Scalar d = 0;
-    if (in_range(q)) d -= label / q;
-    if (in_range(1 - q)) d += (1 - label) / (1 - q);
-    gp(i, 0) += g * d;
-  }
 }
 
 Var binary_cross_entropy(Tape& t, Var p, const std::vector<Scalar>& labels) {
@@ -79,6 +67,22 @@ Var binary_cross_entropy(Tape& t, Var p, const std::vector<Scalar>& labels) {
   }
   n.value(0, 0) = -total / static_cast<Scalar>(count);
   return t.last();
+}
+
+static void binary_cross_entropy_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Node& p = t.node(n.inputs[0]);
+  if (!p.needs_grad) return;
+  const Index count = p.value.rows();
+  const Scalar g = n.grad(0, 0) / static_cast<Scalar>(count);
+  Matrix& gp = p.grad_for_all();
+  for (Index i = 0; i < count; ++i) {
+    const Scalar q = p.value(i, 0), label = n.aux(i, 0);
+    Scalar d = 0;
+    if (in_range(q)) d -= label / q;
+    if (in_range(1 - q)) d += (1 - label) / (1 - q);
+    gp(i, 0) += g * d;
+  }
 }
 
 }  // namespace ad

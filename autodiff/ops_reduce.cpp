@@ -7,13 +7,12 @@
 
 namespace ad {
 
-// ---- sum: y = Σ x;  dx += g ---------------------------------------------------
+// Backward rules, each defined right after its forward op.
+static void sum_backward(Tape& t, int id);
+static void mean_backward(Tape& t, int id);
+static void segment_max_backward(Tape& t, int id);
 
-static void sum_backward(Tape& t, int id) {
-  const Node& n = t.node(id);
-  Node& x = t.node(n.inputs[0]);
-  if (x.needs_grad) x.grad_for_all().array() += n.grad(0, 0);
-}
+// ---- sum: y = Σ x;  dx += g ---------------------------------------------------
 
 Var sum(Tape& t, Var x) {
   Node& n = t.push("sum", {x.id}, 1, 1, sum_backward);
@@ -21,14 +20,13 @@ Var sum(Tape& t, Var x) {
   return t.last();
 }
 
-// ---- mean: y = Σ x / size;  dx += g / size --------------------------------------
-
-static void mean_backward(Tape& t, int id) {
+static void sum_backward(Tape& t, int id) {
   const Node& n = t.node(id);
   Node& x = t.node(n.inputs[0]);
-  if (x.needs_grad)
-    x.grad_for_all().array() += n.grad(0, 0) / static_cast<Scalar>(x.value.size());
+  if (x.needs_grad) x.grad_for_all().array() += n.grad(0, 0);
 }
+
+// ---- mean: y = Σ x / size;  dx += g / size --------------------------------------
 
 Var mean(Tape& t, Var x) {
   if (t.value(x).size() == 0)
@@ -38,16 +36,15 @@ Var mean(Tape& t, Var x) {
   return t.last();
 }
 
-// ---- segment_max: y[s] = max of x over segment s; index[s] = its first arg-max row --
-// dx[index[s]] += g[s].
-
-static void segment_max_backward(Tape& t, int id) {
+static void mean_backward(Tape& t, int id) {
   const Node& n = t.node(id);
   Node& x = t.node(n.inputs[0]);
-  if (!x.needs_grad) return;
-  n.for_each_grad_row(
-      [&](Index s) { x.grad_for_row(n.index[static_cast<std::size_t>(s)])(0) += n.grad(s, 0); });
+  if (x.needs_grad)
+    x.grad_for_all().array() += n.grad(0, 0) / static_cast<Scalar>(x.value.size());
 }
+
+// ---- segment_max: y[s] = max of x over segment s; index[s] = its first arg-max row --
+// dx[index[s]] += g[s].
 
 static void check_column(const Matrix& x) {
   if (x.cols() != 1)
@@ -101,6 +98,14 @@ Var segment_max(Tape& t, Var x, Index k) {
   for (Index s = 0; s < segments; ++s)
     segment_max_one(xs, s * k, k, n.value(s, 0), n.index[static_cast<std::size_t>(s)]);
   return t.last();
+}
+
+static void segment_max_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Node& x = t.node(n.inputs[0]);
+  if (!x.needs_grad) return;
+  n.for_each_grad_row(
+      [&](Index s) { x.grad_for_row(n.index[static_cast<std::size_t>(s)])(0) += n.grad(s, 0); });
 }
 
 }  // namespace ad
