@@ -162,3 +162,60 @@ TEST_CASE("gradients written by a previous graph never leak into the next") {
   expected.middleCols(1, 2).setOnes();
   CHECK(t.grad(wide) == expected);
 }
+
+TEST_CASE("the NTP scoring graph's Parameter gradient matches finite differences") {
+  // 3 goals x k = 4 facts, one (8, 5) table for all three positions: gather
+  // goal rows, repeat them k times, gather fact rows, kernel per position,
+  // min over positions, max over facts, cross-entropy.
+  const ad::Index k = 4;
+  const std::vector<ad::Index> goal_rows[3] = {{0, 1, 2}, {3, 4, 5}, {6, 7, 0}};
+  const std::vector<ad::Index> fact_rows[3] = {{1, 2, 3, 4, 5, 6, 7, 0, 1, 3, 5, 7},
+                                               {0, 2, 4, 6, 1, 3, 5, 7, 2, 2, 6, 6},
+                                               {7, 6, 5, 4, 3, 2, 1, 0, 4, 4, 4, 4}};
+  const std::vector<ad::Index> repeat = {0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2};
+  const std::vector<double> labels = {1, 0, 1};
+  OpCase c;
+  c.op = "ntp graph";
+  c.parameter_input = 0;
+  c.inputs = {random_matrix(8, 5, 75, -0.6, 0.6)};
+  bool use_kernel_rows = false;
+  SUBCASE("gather_rows + rbf_kernel") {}
+  SUBCASE("rbf_kernel_rows") { use_kernel_rows = true; }
+  c.build = [&](ad::Tape& t, const std::vector<ad::Var>&, ad::Parameter* table) {
+    std::vector<ad::Var> kernels;
+    for (int pos = 0; pos < 3; ++pos) {
+      const ad::Var goal = ad::gather(t, *table, goal_rows[pos]);
+      if (use_kernel_rows) {
+        const ad::Var all = ad::gather(t, *table, {0, 1, 2, 3, 4, 5, 6, 7});
+        kernels.push_back(ad::rbf_kernel_rows(t, goal, repeat, all, fact_rows[pos]));
+      } else {
+        kernels.push_back(ad::rbf_kernel(t, ad::gather_rows(t, goal, repeat),
+                                         ad::gather(t, *table, fact_rows[pos])));
+      }
+    }
+    return ad::binary_cross_entropy(t, ad::segment_max(t, ad::min(t, kernels), k), labels);
+  };
+  c.reference = [&](const Inputs& x) {
+    const Matrix& e = x[0];
+    double loss = 0;
+    for (std::size_t b = 0; b < 3; ++b) {
+      double best = 0;
+      for (std::size_t j = 0; j < static_cast<std::size_t>(k); ++j) {
+        double proof = 1;
+        for (int pos = 0; pos < 3; ++pos) {
+          const ad::Index g = goal_rows[pos][b], f = fact_rows[pos][b * 4 + j];
+          double s = 0;
+          for (ad::Index d = 0; d < 5; ++d) s += (e(g, d) - e(f, d)) * (e(g, d) - e(f, d));
+          proof = std::min(proof, std::exp(-std::sqrt(s)));
+        }
+        best = std::max(best, proof);
+      }
+      loss -= labels[b] * std::log(best) + (1 - labels[b]) * std::log(1 - best);
+    }
+    Matrix out(1, 1);
+    out(0, 0) = loss / 3;
+    return out;
+  };
+  const std::vector<Matrix> grads = check_op(c);
+  CHECK_FALSE(grads[0].isZero(0));
+}
