@@ -32,6 +32,8 @@ Atom corrupt(const KnowledgeBase& kb, const Atom& fact, int i, std::mt19937_64& 
   return out;
 }
 
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
 std::string format_seconds(double s) {
   char buf[32];
   const int total = static_cast<int>(s + 0.5);
@@ -88,20 +90,23 @@ void train(Model& model, const TrainOptions& o, std::ostream* progress,
       optimizer->step({&model.predicates, &model.constants});
       loss_sum += tape.scalar(loss);
 
-      if (progress && (step + 1 == steps_per_epoch || step % 20 == 0)) {
-        const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+      if (progress && o.progress_inline && step % 10 == 0) {
+        const double elapsed = seconds_since(start);
         const double done = (epoch - 1) + static_cast<double>(step + 1) / static_cast<double>(steps_per_epoch);
-        const double eta = elapsed / done * (o.epochs - done);
-        char line[160];
-        std::snprintf(line, sizeof line, "\repoch %d/%d  step %zu/%zu  loss %.4f  elapsed %s  eta %s   ", epoch,
-                      o.epochs, step + 1, steps_per_epoch, loss_sum / static_cast<double>(step + 1),
-                      format_seconds(elapsed).c_str(), format_seconds(eta).c_str());
-        *progress << line << std::flush;
+        *progress << "\repoch " << epoch << "/" << o.epochs << "  step " << step + 1 << "/" << steps_per_epoch
+                  << "  loss " << loss_sum / static_cast<double>(step + 1) << "  eta "
+                  << format_seconds(elapsed / done * (o.epochs - done)) << "   " << std::flush;
       }
     }
-    EpochReport report{epoch, loss_sum / static_cast<double>(steps_per_epoch),
-                       std::chrono::duration<double>(Clock::now() - epoch_start).count()};
-    if (progress) *progress << "\n";
+    EpochReport report{epoch, loss_sum / static_cast<double>(steps_per_epoch), seconds_since(epoch_start)};
+    if (progress) {
+      const double elapsed = seconds_since(start);
+      char line[160];
+      std::snprintf(line, sizeof line, "%sepoch %d/%d  loss %.4f  %.2f s  elapsed %s  eta %s\n",
+                    o.progress_inline ? "\r" : "", epoch, o.epochs, report.mean_loss, report.seconds,
+                    format_seconds(elapsed).c_str(), format_seconds(elapsed / epoch * (o.epochs - epoch)).c_str());
+      *progress << line << std::flush;
+    }
     if (on_epoch) on_epoch(report);
   }
 }

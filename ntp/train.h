@@ -27,6 +27,7 @@ struct TrainOptions {
   std::string optimizer = "adam";
   std::uint64_t seed = 0;
   int refresh_every = 1;          // steps between rebuilds of the fact indices
+  bool progress_inline = false;   // rewrite one progress line (a terminal) or print a line per epoch
 };
 
 struct EpochReport {
@@ -35,8 +36,9 @@ struct EpochReport {
   double seconds = 0;
 };
 
-// Trains `model` in place on model.kb.facts. `progress` (may be null) gets a
-// progress line with ETA, rewritten in place when it is a terminal.
+// Trains `model` in place on model.kb.facts. `progress` (may be null) gets
+// the loss, elapsed time and ETA: a line per epoch, and when
+// options.progress_inline also a line rewritten in place during the epoch.
 // `on_epoch` (may be empty) is called after each epoch.
 void train(Model& model, const TrainOptions& options, std::ostream* progress,
            const std::function<void(const EpochReport&)>& on_epoch = {});

@@ -139,6 +139,11 @@ int cmd_train(int argc, char** argv) {
     }
   if (r.count("templates")) kb.templates = ntp::read_templates(r["templates"].as<std::string>(), kb);
   const std::string model_path = get<std::string>(r, "model");
+  {  // Fail now, not after hours of training, if the model cannot be written.
+    const std::string probe = model_path + ".tmp";
+    if (!std::ofstream(probe)) throw std::runtime_error(probe + ": cannot open for writing");
+    std::remove(probe.c_str());
+  }
 
   ntp::ProverConfig prover;
   prover.depth = r["depth"].as<int>();
@@ -162,9 +167,8 @@ int cmd_train(int argc, char** argv) {
   std::cerr << "training on " << model.kb.facts.size() << " facts, " << model.kb.predicates.size() << " predicates, "
             << model.kb.constants.size() << " constants, " << model.rules.size() << " rules; dim " << model.dim
             << ", depth " << prover.depth << ", k " << prover.k_facts << "\n";
-  ntp::train(model, t, quiet ? nullptr : &std::cerr, [&](const ntp::EpochReport& e) {
-    if (!quiet) std::cerr << "epoch " << e.epoch << ": loss " << e.mean_loss << ", " << e.seconds << " s\n";
-  });
+  t.progress_inline = isatty(STDERR_FILENO) != 0;
+  ntp::train(model, t, quiet ? nullptr : &std::cerr);
   ntp::save_model(model, model_path);
   std::cerr << "model written to " << model_path << "\n";
   return 0;

@@ -1,0 +1,185 @@
+// Tests of proof search and scoring: unification, rules, depth, masking, the
+// agreement of the tape and plain scoring, and fact selection backends.
+#include "ntp/parse.h"
+#include "ntp/prover.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <sstream>
+
+namespace {
+
+using ntp::Atom;
+
+// A KB from .nl text and optional .nlt/.pl template text.
+ntp::KnowledgeBase make_kb(const std::string& facts, const std::string& templates = "", bool pl = false) {
+  ntp::KnowledgeBase kb;
+  std::istringstream in(facts);
+  for (const Atom& a : ntp::read_facts_nl(in, "facts.nl", kb, ntp::NewSymbols::Allow)) kb.add_fact(a);
+  if (!templates.empty()) {
+    std::istringstream t(templates);
+    kb.templates = pl ? ntp::read_templates_pl(t, "rules.pl", kb) : ntp::read_templates_nlt(t, "rules.nlt", kb);
+  }
+  return kb;
+}
+
+Atom atom(const ntp::Model& m, const std::string& text) { return ntp::parse_atom(text, m.kb); }
+
+// exp(-‖x - y‖) with the squared distance clipped, as the prover computes it.
+double k(const ad::Matrix& table, int a, int b) {
+  const double sq = (table.row(a) - table.row(b)).squaredNorm();
+  return std::exp(-std::sqrt(std::clamp(sq, ad::kMinSquaredDistance, ad::kMaxSquaredDistance)));
+}
+
+std::vector<double> prove(const ntp::Model& m, const std::vector<ntp::Goal>& goals, const std::string& index = "table") {
+  ntp::FactSelector selector(m, index);
+  ntp::Prover prover(m, selector, m.prover);
+  return ntp::score_goals(m, prover.search(goals));
+}
+
+ntp::ProverConfig exhaustive(int depth) {
+  ntp::ProverConfig c;
+  c.depth = depth;
+  c.k_facts = 0;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("a ground goal scores max over facts of min over positions") {
+  ntp::Model m = ntp::make_model(make_kb("p(a,b).\np(c,d).\nq(a,d).\n"), 4, exhaustive(0), 3);
+  const int p = m.kb.predicates.find("p"), q = m.kb.predicates.find("q");
+  const int a = m.kb.constants.find("a"), b = m.kb.constants.find("b"), c = m.kb.constants.find("c"),
+            d = m.kb.constants.find("d");
+  const auto& P = m.predicates.value;
+  const auto& C = m.constants.value;
+  // p(a, d) against p(a,b), p(c,d) and q(a,d), computed by hand.
+  const double expected = std::max({std::min({k(P, p, p), k(C, a, a), k(C, d, b)}),
+                                    std::min({k(P, p, p), k(C, a, c), k(C, d, d)}),
+                                    std::min({k(P, p, q), k(C, a, a), k(C, d, d)})});
+  const auto scores = prove(m, {{atom(m, "p(a, d)"), -1}});
+  CHECK(scores[0] == doctest::Approx(expected).epsilon(1e-12));
+  // A fact of the KB proves itself with the largest kernel there is.
+  CHECK(prove(m, {{atom(m, "p(a, b)"), -1}})[0] == doctest::Approx(std::exp(-1e-3)));
+}
+
+TEST_CASE("masking removes the fact being proven from its own proofs") {
+  ntp::Model m = ntp::make_model(make_kb("p(a,b).\np(c,d).\n"), 4, exhaustive(0), 5);
+  const Atom goal = atom(m, "p(a, b)");
+  const int fact = 0;  // p(a,b) is the first fact
+  REQUIRE(m.kb.facts[fact] == goal);
+  const double unmasked = prove(m, {{goal, -1}})[0];
+  const double masked = prove(m, {{goal, fact}})[0];
+  const int a = m.kb.constants.find("a"), b = m.kb.constants.find("b"), c = m.kb.constants.find("c"),
+            d = m.kb.constants.find("d");
+  CHECK(unmasked == doctest::Approx(std::exp(-1e-3)));
+  CHECK(masked == doctest::Approx(std::min(k(m.constants.value, a, c), k(m.constants.value, b, d))));
+  CHECK(masked < unmasked);
+}
+
+TEST_CASE("a rule binds variables and its body is proven from facts") {
+  // With fixed predicates (a .pl gold rule), p(a, b) follows from q(b, a)
+  // exactly: every kernel on that path compares a symbol with itself.
+  ntp::Model m = ntp::make_model(make_kb("q(b,a).\nq(c,c).\np(c,c).\n", "p(X, Y) :- q(Y, X)\n", true), 4,
+                                 exhaustive(1), 7);
+  REQUIRE(m.rules.size() == 1);
+  CHECK(prove(m, {{atom(m, "p(a, b)"), -1}})[0] == doctest::Approx(std::exp(-1e-3)));
+
+  // Depth 0 allows no rule: p(a, b) must then unify with a fact directly.
+  ntp::Model shallow = m;
+  shallow.prover.depth = 0;
+  const double direct = prove(shallow, {{atom(m, "p(a, b)"), -1}})[0];
+  CHECK(direct < 0.999);
+
+  // p(b, a) needs q(a, b), which is not a fact: the best path compares symbols.
+  const int a = m.kb.constants.find("a"), b = m.kb.constants.find("b"), c = m.kb.constants.find("c");
+  const int p = m.kb.predicates.find("p"), q = m.kb.predicates.find("q");
+  const auto& P = m.predicates.value;
+  const auto& C = m.constants.value;
+  const double head = k(P, p, p);  // p(X, Y) ~ p(b, a)
+  const double via_rule = std::min(head, std::max({std::min({k(P, q, q), k(C, a, b), k(C, b, a)}),   // ~ q(b,a)
+                                                   std::min({k(P, q, q), k(C, a, c), k(C, b, c)}),   // ~ q(c,c)
+                                                   std::min({k(P, q, p), k(C, a, c), k(C, b, c)})}));  // ~ p(c,c)
+  const double via_fact = std::max({std::min({k(P, p, q), k(C, b, b), k(C, a, a)}),
+                                    std::min({k(P, p, q), k(C, b, c), k(C, a, c)}),
+                                    std::min({k(P, p, p), k(C, b, c), k(C, a, c)})});
+  CHECK(prove(m, {{atom(m, "p(b, a)"), -1}})[0] == doctest::Approx(std::max(via_rule, via_fact)).epsilon(1e-12));
+}
+
+TEST_CASE("a two-atom rule chains a variable through both body atoms") {
+  ntp::Model m = ntp::make_model(make_kb("f(a,b).\nf(b,c).\nf(c,d).\ng(d,d).\n", "g(X, Y) :- f(X, Z), f(Z, Y)\n", true),
+                                 6, exhaustive(1), 11);
+  // g(a, c) holds through Z = b, with every kernel exact.
+  CHECK(prove(m, {{atom(m, "g(a, c)"), -1}})[0] == doctest::Approx(std::exp(-1e-3)));
+  // Top-1 selection finds the same proof: f(a, Z) retrieves f(a,b), then f(b, c).
+  ntp::Model top1 = m;
+  top1.prover.k_facts = 1;
+  CHECK(prove(top1, {{atom(m, "g(a, c)"), -1}})[0] == doctest::Approx(std::exp(-1e-3)));
+}
+
+TEST_CASE("a query variable is bound by the facts that prove it") {
+  ntp::Model m = ntp::make_model(make_kb("p(a,b).\np(c,d).\n"), 4, exhaustive(0), 13);
+  ntp::Goal goal{atom(m, "p(c, d)"), -1};
+  goal.atom.args[1] = -1;  // p(c, Y)
+  ntp::FactSelector selector(m, "table");
+  ntp::Prover prover(m, selector, m.prover);
+  const ntp::ProofBatch batch = prover.search({goal}, /*explain=*/true);
+  const auto scores = ntp::score_goals(m, batch);
+  CHECK(scores[0] == doctest::Approx(std::exp(-1e-3)));  // Y = d
+  REQUIRE(batch.paths.size() == 2);
+  for (const ntp::ProofPath& path : batch.paths) {
+    REQUIRE(path.steps.size() == 1);
+    CHECK(path.steps[0].atom.args[1] == m.kb.facts[static_cast<std::size_t>(path.steps[0].id)].args[1]);
+  }
+}
+
+TEST_CASE("tape scores equal plain scores, and their gradient matches finite differences") {
+  ntp::Model m = ntp::make_model(make_kb("p(a,b).\nq(b,c).\np(c,a).\nq(a,a).\n", "2 #1(X, Y) :- #2(Y, X).\n"), 5,
+                                 exhaustive(1), 17);
+  std::vector<ntp::Goal> goals{{atom(m, "p(a, b)"), 0}, {atom(m, "q(c, b)"), -1}, {atom(m, "p(b, c)"), -1}};
+  const std::vector<double> labels{1, 0, 1};
+  ntp::FactSelector selector(m, "table");
+  ntp::Prover prover(m, selector, m.prover);
+  const ntp::ProofBatch batch = prover.search(goals);  // exhaustive: the paths do not depend on embeddings
+  const auto plain = ntp::score_goals(m, batch);
+  ad::Tape tape;
+  const ad::Var scores = ntp::score_goals(tape, m, batch);
+  REQUIRE(tape.value(scores).rows() == 3);
+  for (int g = 0; g < 3; ++g) CHECK(tape.value(scores)(g, 0) == doctest::Approx(plain[static_cast<std::size_t>(g)]));
+  tape.backward(ad::binary_cross_entropy(tape, scores, labels));
+  CHECK(m.constants.grad.norm() + m.predicates.grad.norm() > 0);
+
+  auto loss = [&]() {
+    ad::Tape t;
+    return t.scalar(ad::binary_cross_entropy(t, ntp::score_goals(t, m, batch), labels));
+  };
+  for (ad::Parameter* table : {&m.predicates, &m.constants})
+    for (ad::Index i = 0; i < table->value.size(); ++i) {
+      double& x = table->value.data()[i];
+      const double saved = x, eps = 1e-6;
+      x = saved + eps;
+      const double up = loss();
+      x = saved - eps;
+      const double down = loss();
+      x = saved;
+      CHECK(table->grad.data()[i] == doctest::Approx((up - down) / (2 * eps)).epsilon(1e-5).scale(1e-3));
+    }
+}
+
+TEST_CASE("table and brute-force selection return the same facts") {
+  ntp::Model m = ntp::make_model(make_kb("p(a,b).\np(b,c).\nq(c,a).\nq(a,b).\nr(b,b).\np(c,c).\n"), 8,
+                                 ntp::ProverConfig{}, 19);
+  ntp::FactSelector table(m, "table"), brute(m, "brute");
+  std::vector<ntp::FactQuery> queries;
+  for (int p = 0; p < m.kb.predicates.size(); ++p)
+    for (int c = 0; c < m.kb.constants.size(); ++c) queries.push_back({p, {c, -1}, -1});
+  CHECK(table.nearest(queries, 2) == brute.nearest(queries, 2));
+  for (auto& q : queries) q.args = {q.args[0], (q.args[0] + 1) % m.kb.constants.size()};
+  CHECK(table.nearest(queries, 3) == brute.nearest(queries, 3));
+  // The masked fact never comes back, and k still counts the others.
+  queries.front().masked_fact = table.nearest({queries.front()}, 1)[0][0];
+  const auto found = table.nearest({queries.front()}, 2)[0];
+  CHECK(found.size() == 2);
+  CHECK(std::find(found.begin(), found.end(), queries.front().masked_fact) == found.end());
+}
