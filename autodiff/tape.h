@@ -15,17 +15,7 @@
 // graphs are small enough that memory traffic, not flops, sets the pace.
 #pragma once
 
-// GCC 12 warns about its own AVX-512 intrinsics (-Wmaybe-uninitialized, GCC
-// bug 105593) when Eigen's reductions are inlined with -march=native; the
-// warning is false, so it is silenced for Eigen's headers only.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
 #include <Eigen/Dense>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 
 #include <cstdint>
 #include <initializer_list>
