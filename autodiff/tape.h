@@ -115,7 +115,7 @@ class Tape {
  public:
   explicit Tape(std::size_t reserve_nodes = 1024);
 
-  // A leaf holding `value`; receives no gradient unless `requires_grad`.
+  // A leaf holding `value`; it receives no gradient (variable() makes one that does).
   Var constant(const Matrix& value);
   Var variable(const Matrix& value);  // a leaf whose gradient is kept (tests)
 

@@ -6,7 +6,9 @@
 //       reference, for every input entry, with the output reduced to a scalar
 //       by a fixed random weighting sum(w ⊙ out) so every output entry counts,
 //   (3) that each listed set of badly shaped inputs throws ad::ShapeError
-//       whose message names the op.
+//       whose message names the op,
+// and that a second backward, and the same graph rebuilt on the cleared tape,
+// reproduce the gradients exactly (the tape re-zeroes only rows it wrote).
 // Inputs must sit away from kinks (ties, clip boundaries): the callers'
 // generators below keep values distinct and distances inside the clip range.
 #pragma once
