@@ -15,6 +15,7 @@ namespace {
 
 constexpr int kMaxLevel = 30;  // levels above ~log_M(n) are vanishingly rare
 constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr int kPrefetchAhead = 4;  // vectors requested ahead of the distance loop
 
 // Heap orders on distance alone (cheaper than Scored's id tie-break; heap
 // operations are deterministic either way). Nearer keeps the farthest result
@@ -216,8 +217,10 @@ void Hnsw::search_layer(const float* q, int ef, int layer, int exclude, Scratch&
     if (static_cast<int>(results.size()) >= ef && results.front().distance < c.distance) break;
     std::pop_heap(candidates.begin(), candidates.end(), Farther());
     candidates.pop_back();
-    // Collect the unvisited neighbours first and ask for all their vectors,
-    // so that the memory loads overlap instead of queueing one by one.
+    // The next candidate's links will be read on the next round: ask for them now.
+    if (!candidates.empty()) __builtin_prefetch(block(candidates.front().id, layer));
+    // Collect the unvisited neighbours first, then walk them with the
+    // vectors a few steps ahead already requested.
     const int* b = block(c.id, layer);
     fresh.clear();
     if (kLocked) locks_[c.id].lock();
@@ -225,8 +228,11 @@ void Hnsw::search_layer(const float* q, int ef, int layer, int exclude, Scratch&
     for (int j = 1; j <= count; ++j)
       if (visited.insert(b[j])) fresh.push_back(b[j]);
     if (kLocked) locks_[c.id].unlock();
-    for (int e : fresh) prefetch(vec(e), bytes);
-    for (int e : fresh) {
+    const int found = static_cast<int>(fresh.size());
+    for (int j = 0; j < std::min(kPrefetchAhead, found); ++j) prefetch(vec(fresh[j]), bytes);
+    for (int j = 0; j < found; ++j) {
+      if (j + kPrefetchAhead < found) prefetch(vec(fresh[j + kPrefetchAhead]), bytes);
+      const int e = fresh[j];
       const float de = distance(q, e);
       if (static_cast<int>(results.size()) < ef) {
         results.push_back({de, e});

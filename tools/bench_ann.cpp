@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <random>
 #include <sstream>
@@ -38,6 +39,25 @@ using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
+
+double cpu_seconds(clockid_t clock) {
+  timespec t;
+  clock_gettime(clock, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// Wall-clock and CPU seconds of one piece of work. On this shared machine the
+// wall clock also counts time stolen by other processes; CPU time does not
+// (it still suffers from their cache and memory traffic).
+struct Stopwatch {
+  explicit Stopwatch(clockid_t cpu_clock = CLOCK_PROCESS_CPUTIME_ID)
+      : clock(cpu_clock), wall_start(Clock::now()), cpu_start(cpu_seconds(cpu_clock)) {}
+  double wall() const { return seconds_since(wall_start); }
+  double cpu() const { return cpu_seconds(clock) - cpu_start; }
+  clockid_t clock;
+  Clock::time_point wall_start;
+  double cpu_start;
+};
 
 struct Dataset {
   std::string description;
@@ -77,31 +97,30 @@ std::vector<double> parse_doubles(const std::string& list) {
   return out;
 }
 
-// Queries per second of `pass` (which answers `count` queries), as the median
-// of `repeats` timings, each repeating the pass until `min_seconds` elapse.
+struct Rate {
+  double wall = 0;  // queries per wall-clock second
+  double cpu = 0;   // queries per CPU second of `clock`
+};
+
+// Queries per second of `pass` (which answers `count` queries), repeating
+// the pass until `min_seconds` of wall time elapse.
 template <class F>
-double rate(F pass, int count, int repeats, double min_seconds) {
-  std::vector<double> rates;
-  for (int r = 0; r < repeats; ++r) {
-    const Clock::time_point start = Clock::now();
-    int passes = 0;
-    double elapsed = 0;
-    do {
-      pass();
-      ++passes;
-      elapsed = seconds_since(start);
-    } while (elapsed < min_seconds);
-    rates.push_back(passes * static_cast<double>(count) / elapsed);
-  }
-  std::sort(rates.begin(), rates.end());
-  return rates[rates.size() / 2];
+Rate rate(F pass, int count, double min_seconds, clockid_t clock) {
+  const Stopwatch watch(clock);
+  int passes = 0;
+  do {
+    pass();
+    ++passes;
+  } while (watch.wall() < min_seconds);
+  const double queries = passes * static_cast<double>(count);
+  return {queries / watch.wall(), queries / watch.cpu()};
 }
 
 struct Curve {
   std::string index;
   std::vector<int> ef;
-  std::vector<double> recall, qps1, qpsn;
-  // Highest one-thread q/s at recall >= target, or 0 if never reached.
+  std::vector<double> recall, qps1, qps1_wall, qpsn;
+  // Highest one-thread q/s (per CPU second) at recall >= target, or 0.
   double best_qps(double target, int* at_ef) const {
     double best = 0;
     for (size_t i = 0; i < ef.size(); ++i)
@@ -115,7 +134,8 @@ struct Curve {
 
 struct Built {
   std::string index;
-  double build_seconds = 0;
+  double build_seconds = 0;  // wall clock
+  double build_cpu = 0;      // CPU seconds of all threads
   size_t bytes = 0;
 };
 
@@ -176,13 +196,14 @@ ann::Neighbours hnswlib_search(const HnswLib& h, const RowMatrix& queries, int k
 #endif
 
 void print_curves(const std::vector<Curve>& curves, int threads) {
-  std::printf("\n| index | ef | recall@10 | q/s, 1 thread | q/s, %d threads |\n", threads);
-  std::printf("|---|---:|---:|---:|---:|\n");
+  std::printf("\n| index | ef | recall@10 | q/s, 1 thread (CPU time) | q/s, 1 thread (wall) | "
+              "q/s, %d threads (wall) |\n", threads);
+  std::printf("|---|---:|---:|---:|---:|---:|\n");
   for (const Curve& c : curves)
     for (size_t i = 0; i < c.ef.size(); ++i) {
       const std::string ef = c.ef[i] > 0 ? std::to_string(c.ef[i]) : "-";
-      std::printf("| %s | %s | %.4f | %.0f | %.0f |\n", c.index.c_str(), ef.c_str(), c.recall[i],
-                  c.qps1[i], c.qpsn[i]);
+      std::printf("| %s | %s | %.4f | %.0f | %.0f | %.0f |\n", c.index.c_str(), ef.c_str(),
+                  c.recall[i], c.qps1[i], c.qps1_wall[i], c.qpsn[i]);
     }
 }
 
@@ -252,88 +273,124 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
 
   std::vector<Built> built;
-  std::vector<Curve> curves;
   omp_set_num_threads(threads);
 
-  // Exact neighbours, and brute force as a contender.
+  // Builds. Brute force also gives the exact neighbours.
   ann::BruteForce brute;
-  Clock::time_point start = Clock::now();
+  std::unique_ptr<Stopwatch> watch = std::make_unique<Stopwatch>();
   brute.build(data.points);
-  built.push_back({"BruteForce", seconds_since(start), brute.memory_bytes()});
+  built.push_back({"BruteForce", watch->wall(), watch->cpu(), 0});
   const ann::Neighbours truth = brute.search(queries, k);
-  if (!skipped("brute")) {
-    Curve c{"BruteForce", {0}, {1.0}, {}, {}};
-    c.qpsn.push_back(rate([&] { brute.search(queries, k); }, m, repeats, min_time));
-    omp_set_num_threads(1);
-    c.qps1.push_back(rate([&] { brute.search(queries, k); }, m, repeats, min_time));
-    omp_set_num_threads(threads);
-    curves.push_back(c);
-  }
 
-  // Ours.
   ann::Hnsw hnsw(params);
-  start = Clock::now();
+  watch = std::make_unique<Stopwatch>();
   hnsw.build(data.points);
-  const double our_build = seconds_since(start);
+  const double our_build = watch->wall(), our_build_cpu = watch->cpu();
+  built.push_back({"ann::Hnsw", our_build, our_build_cpu, 0});
   hnsw.check_integrity();
-  {
-    Curve c{"ann::Hnsw", efs, {}, {}, {}};
-    for (int ef : efs) {
-      c.recall.push_back(ann::recall_at_k(hnsw.search(queries, k, ef), truth, k));
-      c.qpsn.push_back(rate([&] { hnsw.search(queries, k, ef); }, m, repeats, min_time));
-      omp_set_num_threads(1);
-      c.qps1.push_back(rate([&] { hnsw.search(queries, k, ef); }, m, repeats, min_time));
-      omp_set_num_threads(threads);
-    }
-    curves.push_back(c);
-  }
-  built.push_back({"ann::Hnsw", our_build, hnsw.memory_bytes()});
-  std::fflush(stdout);
 
 #ifdef NTP_HAVE_HNSWLIB
   std::unique_ptr<hnswlib::L2Space> space;
   std::unique_ptr<HnswLib> lib;
   if (!skipped("hnswlib")) {
     space = std::make_unique<hnswlib::L2Space>(d);
-    start = Clock::now();
+    watch = std::make_unique<Stopwatch>();
     lib = std::make_unique<HnswLib>(space.get(), static_cast<size_t>(n), static_cast<size_t>(params.M),
                                     static_cast<size_t>(params.ef_construction), params.seed);
 #pragma omp parallel for schedule(dynamic, 64)
     for (int i = 0; i < n; ++i) lib->addPoint(data.points.row(i).data(), static_cast<size_t>(i));
-    const double lib_build = seconds_since(start);
-    Curve c{"hnswlib", efs, {}, {}, {}};
-    for (int ef : efs) {
-      lib->setEf(static_cast<size_t>(ef));
-      c.recall.push_back(ann::recall_at_k(hnswlib_search(*lib, queries, k), truth, k));
-      c.qpsn.push_back(rate([&] { hnswlib_search(*lib, queries, k); }, m, repeats, min_time));
-      omp_set_num_threads(1);
-      c.qps1.push_back(rate([&] { hnswlib_search(*lib, queries, k); }, m, repeats, min_time));
-      omp_set_num_threads(threads);
-    }
-    curves.push_back(c);
-    built.push_back({"hnswlib", lib_build, hnswlib_bytes(*lib, threads)});
+    built.push_back({"hnswlib", watch->wall(), watch->cpu(), 0});
   }
 #endif
 
+  ann::KdTree tree;
   if (!skipped("kdtree")) {
-    ann::KdTree tree;
-    start = Clock::now();
+    watch = std::make_unique<Stopwatch>();
     tree.build(data.points);
-    built.push_back({"KdTree", seconds_since(start), tree.memory_bytes()});
-    // Slow above ~10 dimensions: time it on at most 200 queries.
-    const RowMatrix few = queries.topRows(std::min(m, 200));
-    Curve c{"KdTree", {0}, {1.0}, {}, {}};
-    c.qpsn.push_back(rate([&] { tree.search(few, k); }, static_cast<int>(few.rows()), 1, min_time));
-    omp_set_num_threads(1);
-    c.qps1.push_back(rate([&] { tree.search(few, k); }, static_cast<int>(few.rows()), 1, min_time));
-    omp_set_num_threads(threads);
-    curves.push_back(c);
+    built.push_back({"KdTree", watch->wall(), watch->cpu(), 0});
   }
 
-  std::printf("\n| index | build s | memory MB | bytes/point |\n|---|---:|---:|---:|\n");
+  // Query curves: one row per (index, ef). Timings go round all rows once
+  // per repeat, so that a slow spell of this shared machine hits every
+  // index alike; the median over repeats is reported.
+  struct Row {
+    std::string index;
+    int ef;  // 0: exact index
+    std::function<void(const RowMatrix&)> run;
+    int timing_queries;
+  };
+  std::vector<Row> rows;
+  if (!skipped("brute"))
+    rows.push_back({"BruteForce", 0, [&](const RowMatrix& q) { brute.search(q, k); }, m});
+  for (int ef : efs)
+    rows.push_back({"ann::Hnsw", ef, [&, ef](const RowMatrix& q) { hnsw.search(q, k, ef); }, m});
+#ifdef NTP_HAVE_HNSWLIB
+  if (lib)
+    for (int ef : efs)
+      rows.push_back({"hnswlib", ef, [&, ef](const RowMatrix& q) {
+                        lib->setEf(static_cast<size_t>(ef));
+                        hnswlib_search(*lib, q, k);
+                      }, m});
+#endif
+  // The k-d tree is slow above ~10 dimensions: time it on at most 200 queries.
+  if (!skipped("kdtree"))
+    rows.push_back({"KdTree", 0, [&](const RowMatrix& q) { tree.search(q, k); }, std::min(m, 200)});
+
+  std::vector<Curve> curves;
+  // One thread: CPU time of the calling thread (idle OpenMP workers spin and
+  // would be counted by the process clock). All threads: wall clock.
+  std::vector<std::vector<double>> times1(rows.size()), times1_wall(rows.size()), timesn(rows.size());
+  for (const Row& row : rows) {
+    if (curves.empty() || curves.back().index != row.index) curves.push_back({row.index, {}, {}, {}, {}, {}});
+    curves.back().ef.push_back(row.ef);
+    double recall = 1.0;
+    if (row.index == "ann::Hnsw") recall = ann::recall_at_k(hnsw.search(queries, k, row.ef), truth, k);
+#ifdef NTP_HAVE_HNSWLIB
+    if (row.index == "hnswlib") {
+      lib->setEf(static_cast<size_t>(row.ef));
+      recall = ann::recall_at_k(hnswlib_search(*lib, queries, k), truth, k);
+    }
+#endif
+    curves.back().recall.push_back(recall);
+  }
+  for (int r = 0; r < repeats; ++r) {
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const RowMatrix q = queries.topRows(rows[i].timing_queries);
+      auto pass = [&] { rows[i].run(q); };
+      omp_set_num_threads(1);
+      const Rate one = rate(pass, rows[i].timing_queries, min_time, CLOCK_THREAD_CPUTIME_ID);
+      times1[i].push_back(one.cpu);
+      times1_wall[i].push_back(one.wall);
+      omp_set_num_threads(threads);
+      timesn[i].push_back(rate(pass, rows[i].timing_queries, min_time, CLOCK_PROCESS_CPUTIME_ID).wall);
+    }
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  for (size_t i = 0, c = 0; i < rows.size(); ++i) {
+    if (curves[c].index != rows[i].index) ++c;
+    curves[c].qps1.push_back(median(times1[i]));
+    curves[c].qps1_wall.push_back(median(times1_wall[i]));
+    curves[c].qpsn.push_back(median(timesn[i]));
+  }
+
+  // Memory after the searches, so that per-thread visited sets are counted.
+  for (Built& b : built) {
+    if (b.index == "BruteForce") b.bytes = brute.memory_bytes();
+    if (b.index == "ann::Hnsw") b.bytes = hnsw.memory_bytes();
+    if (b.index == "KdTree") b.bytes = tree.memory_bytes();
+#ifdef NTP_HAVE_HNSWLIB
+    if (b.index == "hnswlib") b.bytes = hnswlib_bytes(*lib, threads);
+#endif
+  }
+
+  std::printf("\n| index | build s (wall) | build CPU s | memory MB | bytes/point |\n"
+              "|---|---:|---:|---:|---:|\n");
   for (const Built& b : built)
-    std::printf("| %s | %.2f | %.1f | %.0f |\n", b.index.c_str(), b.build_seconds, mb(b.bytes),
-                static_cast<double>(b.bytes) / n);
+    std::printf("| %s | %.2f | %.2f | %.1f | %.0f |\n", b.index.c_str(), b.build_seconds, b.build_cpu,
+                mb(b.bytes), static_cast<double>(b.bytes) / n);
   print_curves(curves, threads);
 
   // Ratios against hnswlib at recall@10 >= 0.95.
@@ -346,12 +403,14 @@ int main(int argc, char** argv) {
   if (ours && theirs) {
     int our_ef = 0, their_ef = 0;
     const double a = ours->best_qps(0.95, &our_ef), b = theirs->best_qps(0.95, &their_ef);
-    const Built& ob = built[1];
-    const Built& tb = built[2];
-    std::printf("\nAt recall@10 >= 0.95, one thread: ann::Hnsw %.0f q/s (ef %d), hnswlib %.0f q/s "
-                "(ef %d): q/s ratio %.2f (target >= 1.0). Build %.2f s vs %.2f s: ratio %.2f "
-                "(target <= 1.0). Memory %.1f MB vs %.1f MB: ratio %.2f (target <= 1.1).\n",
-                a, our_ef, b, their_ef, b > 0 ? a / b : 0.0, ob.build_seconds, tb.build_seconds,
+    const Built& ob = built[1];  // ann::Hnsw
+    const Built& tb = built[2];  // hnswlib
+    std::printf("\nAt recall@10 >= 0.95, one thread, per CPU second: ann::Hnsw %.0f q/s (ef %d), "
+                "hnswlib %.0f q/s (ef %d): q/s ratio %.2f (target >= 1.0). Build CPU %.2f s vs "
+                "%.2f s: ratio %.2f, wall %.2f s vs %.2f s: ratio %.2f (target <= 1.0). Memory "
+                "%.1f MB vs %.1f MB: ratio %.2f (target <= 1.1).\n",
+                a, our_ef, b, their_ef, b > 0 ? a / b : 0.0, ob.build_cpu, tb.build_cpu,
+                ob.build_cpu / tb.build_cpu, ob.build_seconds, tb.build_seconds,
                 ob.build_seconds / tb.build_seconds, mb(ob.bytes), mb(tb.bytes),
                 static_cast<double>(ob.bytes) / tb.bytes);
   }
@@ -360,18 +419,20 @@ int main(int argc, char** argv) {
   if (!skipped("update")) {
     // Moves are cumulative: each fraction starts from the previous state.
     const int probe_ef = params.ef;
-    std::printf("\nMoving rows (relocated next to another random row), cumulative; recall@10 at "
-                "ef = %d after each step; a fresh ann::Hnsw build took %.2f s.\n\n",
-                probe_ef, our_build);
-    std::printf("| rows moved | ann::Hnsw s | vs fresh build | recall@10 | hnswlib s | hnswlib recall@10 |\n");
+    std::printf("\nMoving rows (each relocated next to another random row), cumulative; "
+                "recall@10 at ef = %d after each step; times are CPU seconds (wall in "
+                "brackets); the fresh ann::Hnsw build took %.2f CPU s (%.2f s wall).\n\n",
+                probe_ef, our_build_cpu, our_build);
+    std::printf("| rows moved | ann::Hnsw CPU s | vs fresh build | recall@10 | hnswlib CPU s | "
+                "hnswlib recall@10 |\n");
     std::printf("|---:|---:|---:|---:|---:|---:|\n");
     uint64_t seed = 1000;
     for (double fraction : parse_doubles(args["update"].as<std::string>())) {
       const int count = std::max(1, static_cast<int>(fraction * n + 0.5));
       const auto [ids, to] = moves(hnsw.points(), count, seed++);
-      start = Clock::now();
+      watch = std::make_unique<Stopwatch>();
       hnsw.update(ids, to);
-      const double seconds = seconds_since(start);
+      const double cpu = watch->cpu(), wall = watch->wall();
       hnsw.check_integrity();
       brute.update(ids, to);
       const ann::Neighbours now = brute.search(queries, k);
@@ -379,11 +440,11 @@ int main(int argc, char** argv) {
       std::string lib_seconds = "-", lib_recall = "-";
 #ifdef NTP_HAVE_HNSWLIB
       if (lib && fraction <= args["hnswlib-update-max"].as<double>() + 1e-12) {
-        start = Clock::now();
+        watch = std::make_unique<Stopwatch>();
 #pragma omp parallel for schedule(dynamic, 16)
         for (int i = 0; i < count; ++i) lib->addPoint(to.row(i).data(), static_cast<size_t>(ids[i]));
         char buffer[64];
-        std::snprintf(buffer, sizeof(buffer), "%.2f", seconds_since(start));
+        std::snprintf(buffer, sizeof(buffer), "%.2f (%.2f)", watch->cpu(), watch->wall());
         lib_seconds = buffer;
         lib->setEf(static_cast<size_t>(probe_ef));
         std::snprintf(buffer, sizeof(buffer), "%.4f",
@@ -391,8 +452,8 @@ int main(int argc, char** argv) {
         lib_recall = buffer;
       }
 #endif
-      std::printf("| %d (%.0f%%) | %.2f | %.2fx | %.4f | %s | %s |\n", count, 100 * fraction, seconds,
-                  seconds / our_build, recall, lib_seconds.c_str(), lib_recall.c_str());
+      std::printf("| %d (%.0f%%) | %.2f (%.2f) | %.2fx | %.4f | %s | %s |\n", count, 100 * fraction,
+                  cpu, wall, cpu / our_build_cpu, recall, lib_seconds.c_str(), lib_recall.c_str());
       std::fflush(stdout);
     }
     std::printf("\nann::Hnsw relinks in place up to %.0f%% of the rows and rebuilds above.\n",
