@@ -1,0 +1,146 @@
+// End-to-end tests of the `ntp` program: it is run as a user would run it,
+// on the bundled family KB, and its output and exit codes are checked.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+const std::string kSource = NTP_SOURCE_DIR;
+const std::string kBinary = std::string(NTP_BINARY_DIR) + "/ntp";
+const std::string kWork = std::string(NTP_BINARY_DIR) + "/cli_test";
+const std::string kFamily = kSource + "/datasets/family";
+
+struct Run {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Runs `ntp ARGS` with stdout and stderr captured.
+Run ntp(const std::string& args) {
+  std::system(("mkdir -p " + kWork).c_str());
+  const std::string out = kWork + "/stdout", err = kWork + "/stderr";
+  const int raw = std::system((kBinary + " " + args + " > " + out + " 2> " + err).c_str());
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
+}
+
+std::string last_line(const std::string& text) {
+  std::string s = text;
+  while (!s.empty() && s.back() == '\n') s.pop_back();
+  return s.substr(s.rfind('\n') == std::string::npos ? 0 : s.rfind('\n') + 1);
+}
+
+// The number after "\"key\":" in a one-line JSON object.
+double json_value(const std::string& json, const std::string& key) {
+  const auto at = json.find("\"" + key + "\":");
+  REQUIRE_MESSAGE(at != std::string::npos, "no " << key << " in " << json);
+  return std::stod(json.substr(at + key.size() + 3));
+}
+
+void write(const std::string& name, const std::string& text) { std::ofstream(kWork + "/" + name) << text; }
+
+}  // namespace
+
+TEST_CASE("usage and help text match the stored reference") {
+  const Run none = ntp("");
+  CHECK(none.status == 2);
+  CHECK(none.out == slurp(kSource + "/tests/cli/expected/usage.txt"));
+  const Run help = ntp("--help");
+  CHECK(help.status == 0);
+  CHECK(help.out == none.out);
+  const Run unknown = ntp("frobnicate");
+  CHECK(unknown.status == 2);
+  CHECK(unknown.err.rfind("ntp: unknown command 'frobnicate'", 0) == 0);
+  for (const char* command : {"train", "eval", "prove", "rules"}) {
+    const Run r = ntp(std::string(command) + " --help");
+    CHECK(r.status == 0);
+    CHECK(r.out.find("--model") != std::string::npos);
+  }
+}
+
+TEST_CASE("train, eval, rules and prove on the bundled family KB") {
+  const std::string model = kWork + "/family.ntp";
+  std::remove(model.c_str());
+  const Run train = ntp("train --train " + kFamily + "/train.nl --templates " + kFamily + "/family.nlt --dev " +
+                        kFamily + "/dev.nl --test " + kFamily + "/test.nl --model " + model +
+                        " --dim 10 --epochs 3 --seed 1 --threads 1");
+  REQUIRE_MESSAGE(train.status == 0, train.err);
+  CHECK(train.err.find("epoch 3/3") != std::string::npos);  // progress, one line per epoch
+  CHECK(std::ifstream(model).good());
+  CHECK(!std::ifstream(model + ".tmp").good());
+
+  const Run eval = ntp("eval --model " + model + " --protocol ranking --test " + kFamily + "/test.nl --json");
+  REQUIRE_MESSAGE(eval.status == 0, eval.err);
+  const std::string json = last_line(eval.out);
+  CHECK(json.front() == '{');
+  CHECK(json.back() == '}');
+  const double mrr = json_value(json, "mrr"), h1 = json_value(json, "hits@1"), h3 = json_value(json, "hits@3"),
+               h10 = json_value(json, "hits@10");
+  CHECK(mrr > 0);
+  CHECK(mrr <= 1);
+  CHECK(h1 <= h3);
+  CHECK(h3 <= h10);
+  CHECK(h10 <= 1);
+
+  const Run rules = ntp("rules --model " + model + " --min-confidence 0");
+  REQUIRE(rules.status == 0);
+  CHECK(std::count(rules.out.begin(), rules.out.end(), '\n') == 12);  // 3 templates x 4 copies
+  CHECK(rules.out.find(":-") != std::string::npos);
+
+  const Run prove = ntp("prove --model " + model + " \"grandfatherOf(m15, m24)\" --top 2");
+  REQUIRE_MESSAGE(prove.status == 0, prove.err);
+  CHECK(prove.out.rfind("grandfatherOf(m15, m24)  score ", 0) == 0);
+  CHECK(prove.out.find("proof 2  score") != std::string::npos);
+
+  const Run unknown = ntp("prove --model " + model + " \"grandfatherOf(m15, nobody)\"");
+  CHECK(unknown.status == 1);
+  CHECK(unknown.err.find("unknown constant 'nobody'") != std::string::npos);
+
+  write("unknown.nl", "grandfatherOf(m15,m24).\nfatherOf(zeus,m24).\n");
+  const Run refused = ntp("eval --model " + model + " --protocol ranking --test " + kWork + "/unknown.nl");
+  CHECK(refused.status == 1);
+  CHECK(refused.err.find("unknown.nl:2:") != std::string::npos);
+  CHECK(refused.err.find("zeus") != std::string::npos);
+}
+
+TEST_CASE("bad input is refused with the file, the line and what was wrong") {
+  write("broken.nl", "p(a,b).\np(a,c)\np(c,d).\n");
+  const Run broken = ntp("train --train " + kWork + "/broken.nl --model " + kWork + "/never.ntp --epochs 1");
+  CHECK(broken.status == 1);
+  CHECK(broken.err.find("broken.nl:2:") != std::string::npos);
+  CHECK(!std::ifstream(kWork + "/never.ntp").good());
+
+  const Run missing = ntp("train --train " + kWork + "/no-such-file.nl --model " + kWork + "/never.ntp");
+  CHECK(missing.status == 1);
+  CHECK(missing.err.find("no-such-file.nl") != std::string::npos);
+
+  const Run no_model = ntp("train --train " + kFamily + "/train.nl");
+  CHECK(no_model.status == 2);
+  CHECK(no_model.err.find("missing required option --model") != std::string::npos);
+
+  const Run unwritable = ntp("train --train " + kFamily + "/train.nl --model " + kWork + "/no/such/dir/m.ntp");
+  CHECK(unwritable.status == 1);
+  CHECK(unwritable.err.find("cannot open for writing") != std::string::npos);
+  CHECK(unwritable.err.find("epoch") == std::string::npos);  // refused before any training
+
+  write("not-a-model.ntp", "hello, this is not a model");
+  const Run bad_model = ntp("rules --model " + kWork + "/not-a-model.ntp");
+  CHECK(bad_model.status == 1);
+  CHECK(bad_model.err.find("not an ntp model file") != std::string::npos);
+
+  const Run protocol = ntp("eval --model " + kWork + "/not-a-model.ntp --protocol nonsense --test x");
+  CHECK(protocol.status == 1);  // the model is read first, and refused
+}
