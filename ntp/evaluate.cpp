@@ -1,6 +1,7 @@
 // ntp/evaluate.cpp: the evaluation protocols (see evaluate.h).
 #include "ntp/evaluate.h"
 
+#include "ntp/complex.h"
 #include "ntp/prover.h"
 
 #include <algorithm>
@@ -26,6 +27,10 @@ std::vector<double> score_atoms(const Model& model, const std::vector<Atom>& ato
     for (std::size_t i = begin; i < std::min(atoms.size(), begin + kChunk); ++i) goals.push_back({atoms[i], -1});
     const std::vector<double> chunk = score_goals(model, prover.search(goals));
     scores.insert(scores.end(), chunk.begin(), chunk.end());
+  }
+  if (model.prover.complex) {
+    const std::vector<double> link = complex_scores(model, atoms);
+    for (std::size_t i = 0; i < scores.size(); ++i) scores[i] = std::max(scores[i], link[i]);
   }
   return scores;
 }

@@ -137,6 +137,7 @@ void save_model(const Model& m, const std::string& path) {
     w.bytes(kMagic, sizeof kMagic);
     w.i32(kVersion);
     w.i32(m.prover.depth); w.i32(m.prover.k_facts); w.i32(m.prover.k_rules); w.str(m.prover.index);
+    w.i32(m.prover.complex);
     w.i32(m.dim); w.i32(m.num_kb_predicates);
     write_vocabulary(w, m.kb.predicates);
     write_vocabulary(w, m.kb.constants);
@@ -180,6 +181,7 @@ Model load_model(const std::string& path) {
            std::to_string(kVersion) + ": retrain with `ntp train`");
   ProverConfig prover;
   prover.depth = r.i32(); prover.k_facts = r.i32(); prover.k_rules = r.i32(); prover.index = r.str();
+  prover.complex = r.i32() != 0;
   KnowledgeBase kb;
   const std::int32_t dim = r.i32();
   const std::int32_t num_kb_predicates = r.i32();

@@ -27,6 +27,7 @@ struct ProverConfig {
   int k_facts = 1;        // facts kept per `or` step; 0 = every fact (exhaustive)
   int k_rules = 0;        // rules kept per `or` step, nearest heads first; 0 = all rules
   std::string index = "auto";  // fact selector: auto|table|brute|kdtree|hnsw
+  bool complex = false;   // NTPλ: also score with ComplEx, final score = max (complex.h)
 };
 
 // One instantiated rule. Atoms use table rows: a RuleAtom's predicate has

@@ -2,6 +2,7 @@
 #include "ntp/train.h"
 
 #include "autodiff/optim.h"
+#include "ntp/complex.h"
 #include "ntp/prover.h"
 
 #include <algorithm>
@@ -71,6 +72,7 @@ void train(Model& model, const TrainOptions& o, std::ostream* progress,
     for (std::size_t step = 0; step < steps_per_epoch; ++step) {
       if (step % static_cast<std::size_t>(std::max(1, o.refresh_every)) == 0) selector.refresh();
       std::vector<Goal> goals;
+      std::vector<Atom> atoms;  // the goals' atoms, for ComplEx
       std::vector<double> labels;
       const std::size_t end = std::min(n, (step + 1) * static_cast<std::size_t>(o.batch));
       for (std::size_t i = step * static_cast<std::size_t>(o.batch); i < end; ++i) {
@@ -85,7 +87,11 @@ void train(Model& model, const TrainOptions& o, std::ostream* progress,
       const ProofBatch proofs = prover.search(goals);
       tape.clear();
       const ad::Var scores = score_goals(tape, model, proofs);
-      const ad::Var loss = ad::binary_cross_entropy(tape, scores, labels);
+      ad::Var loss = ad::binary_cross_entropy(tape, scores, labels);
+      if (model.prover.complex) {
+        for (const Goal& g : goals) atoms.push_back(g.atom);
+        loss = ad::add(tape, loss, ad::binary_cross_entropy(tape, complex_scores(tape, model, atoms), labels));
+      }
       tape.backward(loss);
       optimizer->step({&model.predicates, &model.constants});
       loss_sum += tape.scalar(loss);

@@ -121,6 +121,7 @@ int cmd_train(int argc, char** argv) {
     ("k", "facts kept per or-step (0 = all: exhaustive NTP)", cxxopts::value<int>()->default_value("1"))
     ("k-rules", "rules kept per or-step (0 = all)", cxxopts::value<int>()->default_value("0"))
     ("index", "fact selector: auto, table, brute, kdtree, hnsw", cxxopts::value<std::string>()->default_value("auto"))
+    ("complex", "NTPλ: train ComplEx jointly on the same embeddings; score = max(NTP, ComplEx)")
     ("refresh", "steps between rebuilds of the fact index", cxxopts::value<int>()->default_value("1"))
     ("seed", "random seed", cxxopts::value<unsigned long long>()->default_value("0"))
     ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
@@ -150,6 +151,7 @@ int cmd_train(int argc, char** argv) {
   prover.k_facts = r["k"].as<int>();
   prover.k_rules = r["k-rules"].as<int>();
   prover.index = r["index"].as<std::string>();
+  prover.complex = r.count("complex") > 0;
   ntp::Model model = ntp::make_model(std::move(kb), r["dim"].as<int>(), prover, r["seed"].as<unsigned long long>());
   model.filter_facts = std::move(extra);
 

@@ -1,0 +1,22 @@
+// ntp/complex.h: ComplEx (Trouillon et al., 2016), the neural link predictor
+// of "NTPλ". It shares the prover's embedding tables: the first half of a row
+// is the real part, the second half the imaginary part, and
+//     score(p(s, o)) = sigmoid(Re(Σ_i p_i s_i conj(o_i)))
+//                    = sigmoid(Σ p_re s_re o_re + p_re s_im o_im + p_im s_re o_im - p_im s_im o_re).
+// With it on, an atom's score is max(NTP proof score, ComplEx score), and
+// training minimises the sum of both cross-entropies.
+#pragma once
+
+#include "autodiff/tape.h"
+#include "ntp/model.h"
+
+#include <vector>
+
+namespace ntp {
+
+// (atoms, 1): ComplEx probabilities of binary atoms, on the tape.
+ad::Var complex_scores(ad::Tape& tape, Model& model, const std::vector<Atom>& atoms);
+// The same without a tape.
+std::vector<double> complex_scores(const Model& model, const std::vector<Atom>& atoms);
+
+}  // namespace ntp
