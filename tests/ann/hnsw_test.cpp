@@ -128,6 +128,31 @@ TEST_CASE("Hnsw is deterministic for a seed with one thread") {
   });
 }
 
+TEST_CASE("Hnsw update moves the entry point and a lone top node") {
+  const RowMatrix all = ann::synthetic_mixture(3100, 12, 30, 17);
+  ann::Hnsw index;
+  index.build(all.topRows(3000));
+  int entry = -1;
+  for (int i = 0; i < index.size() && entry < 0; ++i)
+    if (index.level(i) == index.max_level()) entry = i;
+  REQUIRE(entry >= 0);
+  // Move the entry point far away, then a handful of others, twice.
+  RowMatrix far = all.row(3000) * 10.0f;
+  index.update({entry}, far);
+  CHECK_NOTHROW(index.check_integrity());
+  CHECK(index.search(far, 1).ids[0] == entry);
+  const std::vector<int> ids = {1, 2, 3, entry};
+  for (int round = 0; round < 2; ++round) {
+    const RowMatrix to = all.middleRows(3001 + 4 * round, 4);
+    index.update(ids, to);
+    CHECK_NOTHROW(index.check_integrity());
+    const ann::Neighbours self = index.search(to, 1);
+    for (int i = 0; i < 4; ++i) CHECK(self.distances[i] == 0.0f);
+  }
+  const RowMatrix queries = all.bottomRows(80);
+  CHECK(recall_vs_brute(index, queries) >= 0.95);
+}
+
 TEST_CASE("Hnsw small indexes, k > n, and parameters") {
   ann::Hnsw index;
   const RowMatrix one = ann::synthetic_gaussian(1, 5, 1);
