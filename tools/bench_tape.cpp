@@ -29,6 +29,7 @@
 #include <cstdio>
 #include <iostream>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -296,7 +297,7 @@ int main(int argc, char** argv) {
                            "against a hand-written fused loop (medians over --reps).");
   options.add_options()
       ("goals", "B, goals per batch", cxxopts::value<Index>()->default_value("1000"))
-      ("k", "facts retrieved per goal", cxxopts::value<Index>()->default_value("10"))
+      ("k", "facts retrieved per goal (also --k)", cxxopts::value<Index>()->default_value("10"))
       ("dim", "embedding dimension d", cxxopts::value<Index>()->default_value("100"))
       ("reps", "timed repetitions (after one warm-up)", cxxopts::value<int>()->default_value("20"))
       ("predicates", "rows of the predicate table", cxxopts::value<Index>()->default_value("100"))
@@ -304,9 +305,17 @@ int main(int argc, char** argv) {
       ("facts", "facts to draw the retrieved ones from", cxxopts::value<Index>()->default_value("50000"))
       ("seed", "random seed", cxxopts::value<unsigned>()->default_value("1"))
       ("h,help", "print this help");
+  // cxxopts wants two characters after "--", so "--k" is passed on as "-k".
+  std::vector<std::string> words(argv, argv + argc);
+  for (std::string& w : words) {
+    if (w == "--k") w = "-k";
+    else if (w.rfind("--k=", 0) == 0) w = "-k" + w.substr(4);
+  }
+  std::vector<char*> word_ptrs;
+  for (std::string& w : words) word_ptrs.push_back(w.data());
   cxxopts::ParseResult args;
   try {
-    args = options.parse(argc, argv);
+    args = options.parse(static_cast<int>(word_ptrs.size()), word_ptrs.data());
   } catch (const std::exception& e) {
     std::cerr << "bench_tape: " << e.what() << "\n" << options.help() << "\n";
     return 2;
