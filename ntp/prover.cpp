@@ -221,11 +221,24 @@ ad::Var score_goals(ad::Tape& t, Model& model, const ProofBatch& batch) {
   for (std::size_t i = 0; i < batch.comparisons.size(); ++i)
     if (batch.comparisons[i].table == Table::Constant) position[i] += num_predicate;
 
+  // Each table's rows are gathered once (each distinct row once), and the
+  // kernels read them through indices, never materialising (n, d) copies.
   std::vector<ad::Var> parts;
   ad::Parameter* tables[2] = {&model.predicates, &model.constants};
-  for (int table = 0; table < 2; ++table)
-    if (!rows_a[table].empty())
-      parts.push_back(ad::rbf_kernel(t, ad::gather(t, *tables[table], rows_a[table]), ad::gather(t, *tables[table], rows_b[table])));
+  for (int table = 0; table < 2; ++table) {
+    if (rows_a[table].empty()) continue;
+    std::unordered_map<ad::Index, ad::Index> local;  // table row -> row of `used`
+    std::vector<ad::Index> used;
+    auto local_row = [&](ad::Index row) {
+      auto [it, added] = local.emplace(row, static_cast<ad::Index>(used.size()));
+      if (added) used.push_back(row);
+      return it->second;
+    };
+    for (ad::Index& r : rows_a[table]) r = local_row(r);
+    for (ad::Index& r : rows_b[table]) r = local_row(r);
+    const ad::Var embeddings = ad::gather(t, *tables[table], used);  // (distinct rows, d)
+    parts.push_back(ad::rbf_kernel_rows(t, embeddings, rows_a[table], embeddings, rows_b[table]));
+  }
   const ad::Index zero_row = static_cast<ad::Index>(batch.comparisons.size());
   parts.push_back(t.constant(ad::Matrix::Zero(1, 1)));  // the score of a goal with no path
   const ad::Var kernels = parts.size() == 1 ? parts[0] : ad::concat_rows(t, parts);
