@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -33,8 +34,25 @@ struct State {
   std::vector<PendingAtom> stack;   // front = next atom to prove
   std::vector<int> binding;         // (variables): a term, or kUnbound
   int depth_left = 0;
+  double score = 1;                 // exhaustive mode: min of the kernels so far
   std::vector<Comparison> comparisons;
   std::vector<ProofStep> steps;     // explain mode only
+};
+
+// Kernels between every pair of predicate rows and of constants, from the
+// current embeddings: exhaustive search scores states as it goes.
+struct KernelTables {
+  Eigen::MatrixXd predicate, constant;
+  explicit KernelTables(const Model& m) : predicate(table(m.predicates.value)), constant(table(m.constants.value)) {}
+  double operator()(const Comparison& c) const { return c.table == Table::Predicate ? predicate(c.a, c.b) : constant(c.a, c.b); }
+  static Eigen::MatrixXd table(const ad::Matrix& x) {
+    Eigen::MatrixXd sq = -2.0 * x * x.transpose();
+    sq.colwise() += x.rowwise().squaredNorm();
+    sq.rowwise() += x.rowwise().squaredNorm().transpose();
+    return sq.cwiseMax(ad::kMinSquaredDistance).cwiseMin(ad::kMaxSquaredDistance).cwiseSqrt().unaryExpr([](double d) {
+      return std::exp(-d);
+    });
+  }
 };
 
 // Follows variable bindings until a constant or an unbound variable.
@@ -72,14 +90,17 @@ Atom resolved_atom(const State& s, const PendingAtom& a) {
 }
 
 void commit_step(State& s, bool explain, const PendingAtom& atom, bool by_rule, int id, int depth,
-                 std::vector<Comparison>& step) {
+                 std::vector<Comparison>& step, const KernelTables* kernels) {
+  if (kernels)
+    for (const Comparison& c : step) s.score = std::min(s.score, (*kernels)(c));
   if (explain) s.steps.push_back({resolved_atom(s, atom), by_rule, id, depth, step});
   s.comparisons.insert(s.comparisons.end(), step.begin(), step.end());
 }
 
 // Proves `atom` (popped from s) with rule r: renames the rule apart, unifies
 // its head with the atom and pushes its body in front of the remaining atoms.
-State apply_rule(const Model& model, const State& s, const PendingAtom& atom, int r, int max_depth, bool explain) {
+State apply_rule(const Model& model, const State& s, const PendingAtom& atom, int r, int max_depth, bool explain,
+                 const KernelTables* kernels) {
   const Rule& rule = model.rules[static_cast<std::size_t>(r)];
   State child = s;
   child.stack.erase(child.stack.begin());
@@ -97,20 +118,65 @@ State apply_rule(const Model& model, const State& s, const PendingAtom& atom, in
   }
   child.stack.insert(child.stack.begin(), body.begin(), body.end());
   child.depth_left -= 1;
-  commit_step(child, explain, atom, true, r, max_depth - s.depth_left, step);
+  commit_step(child, explain, atom, true, r, max_depth - s.depth_left, step, kernels);
   return child;
 }
 
 // Proves `atom` (popped from s) with fact f.
-State apply_fact(const Model& model, const State& s, const PendingAtom& atom, int f, int max_depth, bool explain) {
+State apply_fact(const Model& model, const State& s, const PendingAtom& atom, int f, int max_depth, bool explain,
+                 const KernelTables* kernels) {
   const Atom& fact = model.kb.facts[static_cast<std::size_t>(f)];
   State child = s;
   child.stack.erase(child.stack.begin());
   std::vector<Comparison> step{{Table::Predicate, atom.predicate_row, fact.predicate}};
   for (std::size_t i = 0; i < atom.args.size(); ++i) unify_terms(child, atom.args[i], fact.args[i], step);
-  commit_step(child, explain, atom, false, f, max_depth - s.depth_left, step);
+  commit_step(child, explain, atom, false, f, max_depth - s.depth_left, step, kernels);
   return child;
 }
+
+// The score apply_fact would give, without building the child: variables of
+// the atom bind to the fact's constants (a repeated one is then compared).
+double fact_step_score(const State& s, const PendingAtom& atom, const Atom& fact, const KernelTables& k) {
+  double score = std::min(s.score, k.predicate(atom.predicate_row, fact.predicate));
+  std::pair<int, int> local[8];  // variable -> constant bound by this step
+  int bound = 0;
+  for (std::size_t i = 0; i < atom.args.size(); ++i) {
+    int term = deref(s, atom.args[i]);
+    for (int j = 0; j < bound && is_var(term); ++j)
+      if (local[j].first == term) term = local[j].second;
+    if (!is_var(term)) score = std::min(score, k.constant(term, fact.args[i]));
+    else if (bound < 8) local[bound++] = {term, fact.args[i]};
+    else throw std::invalid_argument("atoms of more than 8 arguments are not supported");
+  }
+  return score;
+}
+
+// What decides a state's future: its goal, remaining depth and pending atoms
+// (variables renamed in order of appearance). States with equal keys have
+// the same continuations, so only the best-scoring one can matter.
+std::vector<int> merge_key(const State& s) {
+  std::vector<int> key{s.goal, s.depth_left};
+  std::vector<int> seen;
+  for (const PendingAtom& a : s.stack) {
+    key.push_back(a.predicate_row);
+    for (int t : a.args) {
+      const int d = deref(s, t);
+      if (!is_var(d)) { key.push_back(d); continue; }
+      const auto at = std::find(seen.begin(), seen.end(), d);
+      key.push_back(-1 - static_cast<int>(at - seen.begin()));
+      if (at == seen.end()) seen.push_back(d);
+    }
+  }
+  return key;
+}
+
+struct VectorHash {
+  std::size_t operator()(const std::vector<int>& v) const {
+    std::size_t h = v.size();
+    for (int x : v) h = h * 1000003u ^ static_cast<std::size_t>(x);
+    return h;
+  }
+};
 
 // Key of a fact query's pattern: arity, then the ground positions.
 std::vector<int> pattern_key(const FactQuery& q) {
@@ -144,6 +210,15 @@ ProofBatch Prover::search(const std::vector<Goal>& goals, bool explain) const {
     live.push_back(std::move(s));
   }
 
+  // Exhaustive NTP (k_facts = 0) does not build every proof path: a query's
+  // score and its gradient (max and min route it to one path) are those of
+  // its best path, which branch and bound finds exactly: states are scored as
+  // they grow, equivalent states merged, and anything that cannot beat the
+  // goal's best finished proof dropped. Explanations keep every path.
+  std::unique_ptr<KernelTables> kernels;
+  if (config_.k_facts <= 0 && !explain) kernels = std::make_unique<KernelTables>(model_);
+  std::vector<double> best(goals.size(), 0.0);  // score of each goal's best finished path
+
   std::unordered_map<long long, std::vector<int>> rules_for;  // (row, arity) -> rules
   while (!live.empty()) {
     // One round: every live state proves its first pending atom by `or`.
@@ -164,24 +239,40 @@ ProofBatch Prover::search(const std::vector<Goal>& goals, bool explain) const {
     }
 
     std::vector<State> next;
+    std::unordered_map<std::vector<int>, std::size_t, VectorHash> merged;  // exhaustive: key -> index in next
+    auto keep = [&](State&& c) {
+      const std::size_t g = static_cast<std::size_t>(c.goal);
+      if (!kernels) {  // top-k: every path is kept, and scored on the tape
+        (c.stack.empty() ? done[g] : next).push_back(std::move(c));
+      } else if (c.stack.empty()) {  // exhaustive: only a goal's best finished path
+        if (c.score > best[g]) { best[g] = c.score; done[g] = {std::move(c)}; }
+      } else if (c.score > best[g]) {  // a state can only lose score: prune those below the best
+        auto [it, added] = merged.emplace(merge_key(c), next.size());
+        if (added) next.push_back(std::move(c));
+        else if (c.score > next[it->second].score) next[it->second] = std::move(c);
+      }
+    };
     for (std::size_t i = 0; i < live.size(); ++i) {
       const State& s = live[i];
+      if (kernels && s.score <= best[static_cast<std::size_t>(s.goal)]) continue;
       const PendingAtom atom = s.stack.front();
-      std::vector<State> children;
-      for (int f : facts_of[i]) children.push_back(apply_fact(model_, s, atom, f, config_.depth, explain));
+      for (int f : facts_of[i]) {
+        if (kernels && fact_step_score(s, atom, model_.kb.facts[static_cast<std::size_t>(f)], *kernels) <=
+                           best[static_cast<std::size_t>(s.goal)])
+          continue;  // cannot beat the goal's best proof: do not build it
+        keep(apply_fact(model_, s, atom, f, config_.depth, explain, kernels.get()));
+      }
       if (s.depth_left > 0) {
         const int arity = static_cast<int>(atom.args.size());
         const long long key = static_cast<long long>(atom.predicate_row) * 64 + arity;
         auto it = rules_for.find(key);
         if (it == rules_for.end())
           it = rules_for.emplace(key, nearest_rules(model_, atom.predicate_row, arity, config_.k_rules)).first;
-        for (int r : it->second) children.push_back(apply_rule(model_, s, atom, r, config_.depth, explain));
-      }
-      for (State& c : children) {
-        if (c.stack.empty()) done[static_cast<std::size_t>(c.goal)].push_back(std::move(c));
-        else next.push_back(std::move(c));
+        for (int r : it->second) keep(apply_rule(model_, s, atom, r, config_.depth, explain, kernels.get()));
       }
     }
+    if (kernels)  // best-scoring states first, so that the bound tightens early
+      std::stable_sort(next.begin(), next.end(), [](const State& a, const State& b) { return a.score > b.score; });
     live = std::move(next);
   }
 
