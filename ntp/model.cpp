@@ -12,7 +12,7 @@ namespace ntp {
 namespace {
 
 constexpr char kMagic[8] = {'N', 'T', 'P', 'M', 'O', 'D', 'E', 'L'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;  // 2: ProverConfig::complex
 
 void init_uniform(ad::Parameter& p, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> u(-1.0, 1.0);
