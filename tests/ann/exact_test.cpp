@@ -168,7 +168,11 @@ TEST_CASE("make_index") {
   CHECK(ann::make_index("brute", 10, 3)->name() == "brute");
   CHECK(ann::make_index("kdtree", 10, 3)->name() == "kdtree");
   CHECK(ann::make_index("hnsw", 10, 3)->name() == "hnsw");
-  CHECK(ann::make_index("auto", 100, 3)->name() == "brute");
+  CHECK(ann::make_index("auto", 100, 3)->name() == "kdtree");
+  CHECK(ann::make_index("auto", 20000, 60)->name() == "brute");
+  CHECK(ann::make_index("auto", 100000, 60)->name() == "hnsw");
+  CHECK(ann::make_index("auto", 112000, 300)->name() == "hnsw");
+  CHECK_THROWS_AS(ann::make_index("auto", -1, 3), std::invalid_argument);
   CHECK_THROWS_WITH_AS(ann::make_index("annoy", 10, 3), doctest::Contains("unknown index kind"),
                        std::invalid_argument);
 }
