@@ -4,6 +4,7 @@
 // ntp library, and reports errors as one line on stderr with exit code 1
 // (2 for bad usage). Progress goes to stderr; results to stdout, and with
 // --json a single JSON object is the last line of stdout.
+#include "ntp/complex.h"
 #include "ntp/evaluate.h"
 #include "ntp/model.h"
 #include "ntp/parse.h"
@@ -269,6 +270,10 @@ int cmd_prove(int argc, char** argv) {
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return path_scores[a] > path_scores[b]; });
   const double score = path_scores.empty() ? 0.0 : path_scores[order[0]];
   std::printf("%s  score %.4f  (%zu proofs searched)\n", ntp::to_string(model.kb, query).c_str(), score, order.size());
+  if (model.prover.complex) {
+    const double link = ntp::complex_scores(model, {query})[0];
+    std::printf("ComplEx score %.4f; NTPλ score max(proof, ComplEx) = %.4f\n", link, std::max(score, link));
+  }
 
   auto atom_text = [&](const ntp::Atom& a) {
     std::string s = model.predicate_row_name(a.predicate) + "(";
