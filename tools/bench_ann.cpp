@@ -195,6 +195,41 @@ ann::Neighbours hnswlib_search(const HnswLib& h, const RowMatrix& queries, int k
 }
 #endif
 
+// One-thread q/s (thread CPU time) of BruteForce, KdTree and Hnsw (default
+// parameters) over a grid of n and d on Gaussian mixtures (n / 100
+// clusters), 200 queries: the measurements behind make_index("auto").
+void print_crossovers(int k, double min_time) {
+  omp_set_num_threads(1);
+  std::printf("## Crossovers: one thread, k = %d, Gaussian mixtures (n/100 clusters), 200 queries, "
+              "q/s per CPU second; Hnsw at default parameters (ef 64), not built above n = 20,000\n\n"
+              "| d | n | BruteForce q/s | KdTree q/s | Hnsw q/s | Hnsw build CPU s |\n"
+              "|---:|---:|---:|---:|---:|---:|\n", k);
+  for (int d : {2, 4, 8, 16, 32, 64, 256}) {
+    for (int n : {1000, 5000, 20000, 100000}) {
+      const RowMatrix all = ann::synthetic_mixture(n + 200, d, std::max(1, n / 100), 3);
+      const RowMatrix points = all.topRows(n), queries = all.bottomRows(200);
+      ann::BruteForce brute;
+      brute.build(points);
+      ann::KdTree tree;
+      tree.build(points);
+      auto qps = [&](const ann::Index& index) {
+        return rate([&] { index.search(queries, k); }, 200, min_time, CLOCK_THREAD_CPUTIME_ID).cpu;
+      };
+      std::string hnsw_qps = "-", hnsw_build = "-";
+      if (n <= 20000) {
+        ann::Hnsw hnsw;
+        const Stopwatch watch(CLOCK_THREAD_CPUTIME_ID);
+        hnsw.build(points);
+        hnsw_build = std::to_string(watch.cpu()).substr(0, 5);
+        hnsw_qps = std::to_string(static_cast<long>(qps(hnsw)));
+      }
+      std::printf("| %d | %d | %.0f | %.0f | %s | %s |\n", d, n, qps(brute), qps(tree),
+                  hnsw_qps.c_str(), hnsw_build.c_str());
+      std::fflush(stdout);
+    }
+  }
+}
+
 void print_curves(const std::vector<Curve>& curves, int threads) {
   std::printf("\n| index | ef | recall@10 | q/s, 1 thread (CPU time) | q/s, 1 thread (wall) | "
               "q/s, %d threads (wall) |\n", threads);
@@ -230,6 +265,7 @@ int main(int argc, char** argv) {
       ("update", "comma-separated fractions of rows to move", cxxopts::value<std::string>()->default_value("0.01,0.1,1"))
       ("hnswlib-update-max", "largest fraction to move in hnswlib (its updates are slow)", cxxopts::value<double>()->default_value("0.1"))
       ("skip", "comma-separated: brute, kdtree, hnswlib, update", cxxopts::value<std::string>()->default_value(""))
+      ("crossovers", "only measure BruteForce / KdTree / Hnsw over a grid of n and d (one thread)")
       ("h,help", "print this help");
   cxxopts::ParseResult args;
   try {
@@ -240,6 +276,10 @@ int main(int argc, char** argv) {
   }
   if (args.count("help")) {
     std::cout << options.help() << "\n";
+    return 0;
+  }
+  if (args.count("crossovers")) {
+    print_crossovers(args["k"].as<int>(), args["min-time"].as<double>());
     return 0;
   }
   const std::string which = args["dataset"].as<std::string>();
