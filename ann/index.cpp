@@ -90,14 +90,16 @@ std::unique_ptr<Index> make_index(const std::string& kind, int n, int d) {
     if (n < 0 || d < 0)
       throw std::invalid_argument("make_index: n and d must be >= 0 for \"auto\", got n = " +
                                   std::to_string(n) + ", d = " + std::to_string(d));
-    // Crossovers measured with one thread, k = 10, Gaussian-mixture keys (see
-    // docs/RESULTS.md, "ANN index (issue 4)"): the k-d tree beats brute force
-    // at every n tried (1,000-100,000) up to d = 8 and loses from d = 16 on
-    // once n >= 20,000; we switch at d = 12, between the two. Hnsw (ef 64) answers faster than brute force from
-    // n*d of about 3e5 (d = 16: n ~ 15,000; d = 64: ~5,000; d = 256: ~3,500),
-    // but its build costs ~75 us per point, so it pays only after tens of
-    // thousands of queries per build; we ask for n*d >= 2e6 (d = 60: n >=
-    // 33,000; d = 300: n >= 6,700) and otherwise keep the exact answer.
+    // Crossovers measured with one thread, k = 10, Gaussian-mixture keys
+    // (`bench_ann --crossovers`, table in docs/RESULTS.md, "ANN index
+    // (issue 4)"): the k-d tree is far ahead of brute force up to d = 8 at
+    // every n tried (1,000-100,000), about level at d = 16, and behind from
+    // d = 32 once n >= 5,000; we switch at d = 12. Hnsw (ef 64) answers
+    // faster than brute force from n*d of about 3e5 (d = 16: n ~ 15,000;
+    // d = 64: ~5,000; d = 256: < 5,000), but its build costs 40-135 us of
+    // CPU per point, repaid only after tens of thousands of queries per
+    // build; we ask for n*d >= 2e6 (d = 60: n >= 33,000; d = 300: n >= 6,700)
+    // and otherwise keep the exact answer.
     if (d <= 12) return std::make_unique<KdTree>();
     if (static_cast<double>(n) * d >= 2e6) return std::make_unique<Hnsw>();
     return std::make_unique<BruteForce>();
