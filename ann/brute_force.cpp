@@ -1,8 +1,9 @@
 // ann/brute_force.cpp: tiled, batched exact search (see brute_force.h).
 //
-// GCC 12 reports a false -Wmaybe-uninitialized inside Eigen's AVX-512 GEMM
+// GCC 12 reports a false -W(maybe-)uninitialized inside Eigen's AVX-512 GEMM
 // packing (the _mm512_undefined_ps in avx512fintrin.h); silence it here only.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include "ann/brute_force.h"
 
 #include "ann/distance.h"
