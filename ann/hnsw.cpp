@@ -3,8 +3,6 @@
 
 #include "ann/distance.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
