@@ -77,8 +77,11 @@ Dataset make_dataset(char which, int n, int d, int clusters, int queries, uint64
     desc << "(" << which << ") " << n << " x " << d << " Gaussian mixture (" << clusters
          << " clusters, spread 0.3)";
   }
-  out.points = all.topRows(n);
+  // Split without a second copy of the points, so that the data's peak
+  // memory is one copy (see --only).
   out.queries = all.bottomRows(queries);
+  all.conservativeResize(n, d);
+  out.points = std::move(all);
   out.description = desc.str();
   return out;
 }
@@ -266,6 +269,8 @@ int main(int argc, char** argv) {
       ("hnswlib-update-max", "largest fraction to move in hnswlib (its updates are slow)", cxxopts::value<double>()->default_value("0.1"))
       ("skip", "comma-separated: brute, kdtree, hnswlib, update", cxxopts::value<std::string>()->default_value(""))
       ("crossovers", "only measure BruteForce / KdTree / Hnsw over a grid of n and d (one thread)")
+      ("only", "build just this index (brute, kdtree, hnsw, hnswlib, none), search once and exit: "
+               "for peak RSS under /usr/bin/time -v", cxxopts::value<std::string>()->default_value(""))
       ("h,help", "print this help");
   cxxopts::ParseResult args;
   try {
@@ -307,13 +312,54 @@ int main(int argc, char** argv) {
                               args["seed"].as<uint64_t>());
   const RowMatrix& queries = data.queries;
   const int m = static_cast<int>(queries.rows());
+  omp_set_num_threads(threads);
+
+  const std::string only = args["only"].as<std::string>();
+  if (!only.empty()) {
+    // One index (or none: the data alone), so that the process's peak RSS
+    // minus that of "none" is the index's real footprint.
+    size_t bytes = 0;
+    if (only == "hnswlib") {
+#ifdef NTP_HAVE_HNSWLIB
+      hnswlib::L2Space space(d);
+      HnswLib lib(&space, static_cast<size_t>(n), static_cast<size_t>(params.M),
+                  static_cast<size_t>(params.ef_construction), params.seed);
+#pragma omp parallel for schedule(dynamic, 64)
+      for (int i = 0; i < n; ++i) lib.addPoint(data.points.row(i).data(), static_cast<size_t>(i));
+      lib.setEf(static_cast<size_t>(params.ef));
+      hnswlib_search(lib, queries, k);
+      bytes = hnswlib_bytes(lib, threads);
+#else
+      std::cerr << "bench_ann: --only hnswlib, but this build has no hnswlib\n";
+      return 2;
+#endif
+    } else if (only != "none") {
+      std::unique_ptr<ann::Index> index;
+      if (only == "hnsw")
+        index = std::make_unique<ann::Hnsw>(params);
+      else if (only == "brute" || only == "kdtree")
+        index = ann::make_index(only, n, d);
+      else {
+        std::cerr << "bench_ann: --only must be brute, kdtree, hnsw, hnswlib or none; got \"" << only
+                  << "\"\n";
+        return 2;
+      }
+      index->build(data.points);
+      index->search(queries, k);
+      bytes = index->memory_bytes();
+    }
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    std::printf("%s: counted %.1f MB, process peak RSS %.1f MB\n", only.c_str(), mb(bytes),
+                usage.ru_maxrss / 1e3);
+    return 0;
+  }
   std::printf("## %s\n\n%d queries from the same distribution, k = %d, M = %d, efConstruction = %d, "
               "%d threads for builds and batches; q/s are medians of %d timings.\n",
               data.description.c_str(), m, k, params.M, params.ef_construction, threads, repeats);
   std::fflush(stdout);
 
   std::vector<Built> built;
-  omp_set_num_threads(threads);
 
   // Builds. Brute force also gives the exact neighbours.
   ann::BruteForce brute;
