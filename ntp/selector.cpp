@@ -31,6 +31,16 @@ std::vector<int> smallest(std::vector<std::pair<float, int>>& scored, std::size_
   return ids;
 }
 
+// Writes one search key, [θ_predicate ; θ_arg at each ground position], as floats.
+void write_key(const Model& m, int predicate_row, const std::vector<int>& args, const std::vector<int>& ground,
+               Eigen::Ref<Eigen::RowVectorXf> key) {
+  const Eigen::Index d = m.dim;
+  key.head(d) = m.predicates.value.row(predicate_row).cast<float>();
+  for (std::size_t g = 0; g < ground.size(); ++g)
+    key.segment(d * static_cast<Eigen::Index>(1 + g), d) =
+        m.constants.value.row(args[static_cast<std::size_t>(ground[g])]).cast<float>();
+}
+
 }  // namespace
 
 struct FactSelector::Pattern {
@@ -92,21 +102,6 @@ FactSelector::Pattern& FactSelector::pattern_for(const FactQuery& q) {
         group.args[g].push_back(facts[f].args[static_cast<std::size_t>(p->ground[g])]);
     }
 
-  if (kind_ != "table" && !p->fact_ids.empty()) {
-    // Fact keys: [θ_predicate ; θ_arg for each ground position], as floats.
-    const int d = model_.dim;
-    ann::RowMatrix keys(static_cast<Eigen::Index>(p->fact_ids.size()), d * (1 + static_cast<int>(p->ground.size())));
-    for (std::size_t r = 0; r < p->fact_ids.size(); ++r) {
-      const Atom& f = facts[static_cast<std::size_t>(p->fact_ids[r])];
-      const auto row = static_cast<Eigen::Index>(r);
-      keys.row(row).head(d) = model_.predicates.value.row(f.predicate).cast<float>();
-      for (std::size_t g = 0; g < p->ground.size(); ++g)
-        keys.row(row).segment(d * static_cast<Eigen::Index>(1 + g), d) =
-            model_.constants.value.row(f.args[static_cast<std::size_t>(p->ground[g])]).cast<float>();
-    }
-    p->index = ann::make_index(kind_, static_cast<int>(keys.rows()), static_cast<int>(keys.cols()));
-    p->index->build(keys);
-  }
   return *patterns_.emplace(std::move(key), std::move(p)).first->second;
 }
 
@@ -163,15 +158,19 @@ std::vector<std::vector<int>> FactSelector::nearest(const std::vector<FactQuery>
       for (const auto& b : best) found[q].push_back(b.second);
     }
   } else {
-    const int d = model_.dim;
-    ann::RowMatrix keys(static_cast<Eigen::Index>(queries.size()), d * (1 + static_cast<int>(p.ground.size())));
-    for (std::size_t q = 0; q < queries.size(); ++q) {
-      const auto row = static_cast<Eigen::Index>(q);
-      keys.row(row).head(d) = model_.predicates.value.row(queries[q].predicate_row).cast<float>();
-      for (std::size_t g = 0; g < p.ground.size(); ++g)
-        keys.row(row).segment(d * static_cast<Eigen::Index>(1 + g), d) =
-            model_.constants.value.row(queries[q].args[static_cast<std::size_t>(p.ground[g])]).cast<float>();
+    const Eigen::Index width = model_.dim * static_cast<Eigen::Index>(1 + p.ground.size());
+    if (!p.index) {  // built on first use, from the embeddings of now
+      ann::RowMatrix fact_keys(static_cast<Eigen::Index>(p.fact_ids.size()), width);
+      for (std::size_t r = 0; r < p.fact_ids.size(); ++r) {
+        const Atom& f = model_.kb.facts[static_cast<std::size_t>(p.fact_ids[r])];
+        write_key(model_, f.predicate, f.args, p.ground, fact_keys.row(static_cast<Eigen::Index>(r)));
+      }
+      p.index = ann::make_index(kind_, static_cast<int>(fact_keys.rows()), static_cast<int>(width));
+      p.index->build(fact_keys);
     }
+    ann::RowMatrix keys(static_cast<Eigen::Index>(queries.size()), width);
+    for (std::size_t q = 0; q < queries.size(); ++q)
+      write_key(model_, queries[q].predicate_row, queries[q].args, p.ground, keys.row(static_cast<Eigen::Index>(q)));
     const ann::Neighbours nb = p.index->search(keys, static_cast<int>(want));
     for (std::size_t q = 0; q < queries.size(); ++q)
       for (int j = 0; j < nb.k; ++j) found[q].push_back(p.fact_ids[static_cast<std::size_t>(nb.ids[q * static_cast<std::size_t>(nb.k) + static_cast<std::size_t>(j)])]);

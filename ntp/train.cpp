@@ -64,13 +64,15 @@ void train(Model& model, const TrainOptions& o, std::ostream* progress,
   std::iota(order.begin(), order.end(), std::size_t{0});
   const std::size_t steps_per_epoch = (n + static_cast<std::size_t>(o.batch) - 1) / static_cast<std::size_t>(o.batch);
   const auto start = Clock::now();
+  const std::size_t refresh_every = static_cast<std::size_t>(
+      o.refresh_every > 0 ? o.refresh_every : (selector.kind() == "table" ? 1 : 100));
 
   for (int epoch = 1; epoch <= o.epochs; ++epoch) {
     const auto epoch_start = Clock::now();
     std::shuffle(order.begin(), order.end(), rng);
     double loss_sum = 0;
     for (std::size_t step = 0; step < steps_per_epoch; ++step) {
-      if (step % static_cast<std::size_t>(std::max(1, o.refresh_every)) == 0) selector.refresh();
+      if (step % refresh_every == 0) selector.refresh();
       std::vector<Goal> goals;
       std::vector<Atom> atoms;  // the goals' atoms, for ComplEx
       std::vector<double> labels;

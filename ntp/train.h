@@ -26,7 +26,8 @@ struct TrainOptions {
   double clip = 1.0;              // element-wise gradient clip, 0 = off
   std::string optimizer = "adam";
   std::uint64_t seed = 0;
-  int refresh_every = 1;          // steps between rebuilds of the fact indices
+  int refresh_every = 0;          // steps between rebuilds of the fact indices; 0 = auto:
+                                  // every step for `table` (cheap), every 100 for ANN indices
   bool progress_inline = false;   // rewrite one progress line (a terminal) or print a line per epoch
 };
 

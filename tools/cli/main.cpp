@@ -123,7 +123,8 @@ int cmd_train(int argc, char** argv) {
     ("k-rules", "rules kept per or-step (0 = all)", cxxopts::value<int>()->default_value("0"))
     ("index", "fact selector: auto, table, brute, kdtree, hnsw", cxxopts::value<std::string>()->default_value("auto"))
     ("complex", "NTPλ: train ComplEx jointly on the same embeddings; score = max(NTP, ComplEx)")
-    ("refresh", "steps between rebuilds of the fact index", cxxopts::value<int>()->default_value("1"))
+    ("refresh", "steps between rebuilds of the fact index (0 = 1 for table, 100 for ANN indices)",
+     cxxopts::value<int>()->default_value("0"))
     ("seed", "random seed", cxxopts::value<unsigned long long>()->default_value("0"))
     ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
     ("quiet", "no progress output");
