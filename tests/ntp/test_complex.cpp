@@ -3,6 +3,8 @@
 #include "autodiff/ops.h"
 #include "ntp/complex.h"
 
+#include "table_gradcheck.h"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -39,20 +41,9 @@ TEST_CASE("ComplEx on the tape: same values, gradient matches finite differences
   for (std::size_t i = 0; i < atoms.size(); ++i)
     CHECK(tape.value(scores)(static_cast<ad::Index>(i), 0) == doctest::Approx(plain[i]));
   tape.backward(ad::binary_cross_entropy(tape, scores, labels));
-  auto loss = [&]() {
+  check_table_gradients(m, [&]() {
     ad::Tape t;
     return t.scalar(ad::binary_cross_entropy(t, ntp::complex_scores(t, m, atoms), labels));
-  };
-  for (ad::Parameter* table : {&m.predicates, &m.constants})
-    for (ad::Index i = 0; i < table->value.size(); ++i) {
-      double& x = table->value.data()[i];
-      const double saved = x, eps = 1e-6;
-      x = saved + eps;
-      const double up = loss();
-      x = saved - eps;
-      const double down = loss();
-      x = saved;
-      CHECK(table->grad.data()[i] == doctest::Approx((up - down) / (2 * eps)).epsilon(1e-5).scale(1e-3));
-    }
+  });
   CHECK_THROWS_AS(ntp::complex_scores(tiny_model(5), atoms), std::invalid_argument);
 }

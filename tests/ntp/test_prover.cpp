@@ -3,6 +3,8 @@
 #include "ntp/parse.h"
 #include "ntp/prover.h"
 
+#include "table_gradcheck.h"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -152,21 +154,10 @@ TEST_CASE("tape scores equal plain scores, and their gradient matches finite dif
   tape.backward(ad::binary_cross_entropy(tape, scores, labels));
   CHECK(m.constants.grad.norm() + m.predicates.grad.norm() > 0);
 
-  auto loss = [&]() {
+  check_table_gradients(m, [&]() {
     ad::Tape t;
     return t.scalar(ad::binary_cross_entropy(t, ntp::score_goals(t, m, batch), labels));
-  };
-  for (ad::Parameter* table : {&m.predicates, &m.constants})
-    for (ad::Index i = 0; i < table->value.size(); ++i) {
-      double& x = table->value.data()[i];
-      const double saved = x, eps = 1e-6;
-      x = saved + eps;
-      const double up = loss();
-      x = saved - eps;
-      const double down = loss();
-      x = saved;
-      CHECK(table->grad.data()[i] == doctest::Approx((up - down) / (2 * eps)).epsilon(1e-5).scale(1e-3));
-    }
+  });
 }
 
 TEST_CASE("table and brute-force selection return the same facts") {
