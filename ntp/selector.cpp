@@ -10,7 +10,7 @@ namespace ntp {
 namespace {
 
 // Constant tables above this many entries (C x C floats) are not built: "auto"
-// switches to an ANN index instead. 64M floats = 256 MiB.
+// switches to an ANN index instead. 64M floats = 256 MiB (C up to 8,192).
 constexpr double kMaxTableEntries = 64.0 * 1024 * 1024;
 
 // Squared distances between the rows of a (n, d) and b (m, d): (n, m).
@@ -58,12 +58,12 @@ struct FactSelector::Pattern {
 };
 
 FactSelector::FactSelector(const Model& model, std::string kind) : model_(model), kind_(std::move(kind)) {
-  if (kind_ == "auto") {
-    const double c = model_.kb.constants.size();
-    kind_ = c * c <= kMaxTableEntries ? "table" : "hnsw";
-  }
-  if (kind_ != "table" && kind_ != "brute" && kind_ != "kdtree" && kind_ != "hnsw")
+  if (kind_ != "auto" && kind_ != "table" && kind_ != "brute" && kind_ != "kdtree" && kind_ != "hnsw")
     throw std::invalid_argument("unknown fact index '" + kind_ + "' (expected auto, table, brute, kdtree or hnsw)");
+  // "auto": the exact table when it fits; otherwise the ANN family's own
+  // "auto", which picks kdtree, brute or hnsw per pattern from n and d.
+  const double c = model_.kb.constants.size();
+  if (kind_ == "auto" && c * c <= kMaxTableEntries) kind_ = "table";
 }
 
 FactSelector::~FactSelector() = default;

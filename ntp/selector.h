@@ -15,7 +15,8 @@
 //           constants, are tabulated once per refresh; a key distance is then
 //           a sum of table lookups, not a d-dimensional loop;
 //   brute | kdtree | hnsw   an ann::Index over the concatenated float keys.
-// "auto" picks table when the constant table fits in memory, else hnsw.
+// "auto" picks table when the constant table fits in memory, else lets
+// ann::make_index("auto") choose an index per pattern from its size and width.
 #pragma once
 
 #include "ann/index.h"
