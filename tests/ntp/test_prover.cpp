@@ -160,16 +160,21 @@ TEST_CASE("tape scores equal plain scores, and their gradient matches finite dif
   });
 }
 
-TEST_CASE("table and brute-force selection return the same facts") {
+TEST_CASE("every fact index returns the same nearest facts on a small KB") {
   ntp::Model m = ntp::make_model(make_kb("p(a,b).\np(b,c).\nq(c,a).\nq(a,b).\nr(b,b).\np(c,c).\n"), 8,
                                  ntp::ProverConfig{}, 19);
-  ntp::FactSelector table(m, "table"), brute(m, "brute");
+  ntp::FactSelector table(m, "table"), brute(m, "brute"), kdtree(m, "kdtree"), hnsw(m, "hnsw");
   std::vector<ntp::FactQuery> queries;
   for (int p = 0; p < m.kb.predicates.size(); ++p)
     for (int c = 0; c < m.kb.constants.size(); ++c) queries.push_back({p, {c, -1}, -1});
-  CHECK(table.nearest(queries, 2) == brute.nearest(queries, 2));
+  const auto expected = table.nearest(queries, 2);
+  CHECK(brute.nearest(queries, 2) == expected);
+  CHECK(kdtree.nearest(queries, 2) == expected);
+  CHECK(hnsw.nearest(queries, 2) == expected);  // six points: the graph search is exhaustive
   for (auto& q : queries) q.args = {q.args[0], (q.args[0] + 1) % m.kb.constants.size()};
   CHECK(table.nearest(queries, 3) == brute.nearest(queries, 3));
+  CHECK(table.nearest(queries, 3) == kdtree.nearest(queries, 3));
+  CHECK_THROWS_AS(ntp::FactSelector(m, "faiss"), std::invalid_argument);
   // The masked fact never comes back, and k still counts the others.
   queries.front().masked_fact = table.nearest({queries.front()}, 1)[0][0];
   const auto found = table.nearest({queries.front()}, 2)[0];
