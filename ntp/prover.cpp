@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <omp.h>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -193,7 +194,7 @@ Prover::Prover(const Model& model, FactSelector& selector, ProverConfig config)
   if (config_.depth < 0) throw std::invalid_argument("proof depth must be >= 0");
 }
 
-ProofBatch Prover::search(const std::vector<Goal>& goals, bool explain) const {
+ProofBatch Prover::search_chunk(const std::vector<Goal>& goals, bool explain) const {
   std::vector<State> live;
   std::vector<std::vector<State>> done(goals.size());
   for (std::size_t g = 0; g < goals.size(); ++g) {
@@ -294,6 +295,51 @@ ProofBatch Prover::search(const std::vector<Goal>& goals, bool explain) const {
       batch.paths.push_back(std::move(path));
     }
   }
+  return batch;
+}
+
+namespace {
+
+// Appends `from` to `into`: its goals after into's, its comparisons merged
+// into into's distinct list.
+void append(ProofBatch& into, ProofBatch&& from) {
+  std::unordered_map<unsigned long long, int> ids;
+  auto key = [](const Comparison& c) {
+    return (static_cast<unsigned long long>(c.table) << 62) | (static_cast<unsigned long long>(c.a) << 31) |
+           static_cast<unsigned long long>(c.b);
+  };
+  for (std::size_t i = 0; i < into.comparisons.size(); ++i) ids.emplace(key(into.comparisons[i]), static_cast<int>(i));
+  std::vector<int> renumber(from.comparisons.size());
+  for (std::size_t i = 0; i < from.comparisons.size(); ++i) {
+    auto [it, added] = ids.emplace(key(from.comparisons[i]), static_cast<int>(into.comparisons.size()));
+    if (added) into.comparisons.push_back(from.comparisons[i]);
+    renumber[i] = it->second;
+  }
+  for (ProofPath& p : from.paths) {
+    for (int& c : p.comparisons) c = renumber[static_cast<std::size_t>(c)];
+    into.paths.push_back(std::move(p));
+  }
+  into.path_counts.insert(into.path_counts.end(), from.path_counts.begin(), from.path_counts.end());
+}
+
+}  // namespace
+
+ProofBatch Prover::search(const std::vector<Goal>& goals, bool explain) const {
+  // Goals are independent: one contiguous chunk per thread. Small batches and
+  // explanations stay on one thread.
+  const int threads = omp_get_max_threads();
+  constexpr std::size_t kMinGoalsPerChunk = 16;
+  if (explain || threads < 2 || goals.size() < 2 * kMinGoalsPerChunk) return search_chunk(goals, explain);
+  const std::size_t chunks = std::min(static_cast<std::size_t>(threads), goals.size() / kMinGoalsPerChunk);
+  std::vector<ProofBatch> parts(chunks);
+#pragma omp parallel for schedule(static, 1)
+  for (std::size_t c = 0; c < chunks; ++c) {
+    const std::size_t begin = goals.size() * c / chunks, end = goals.size() * (c + 1) / chunks;
+    parts[c] = search_chunk(std::vector<Goal>(goals.begin() + static_cast<std::ptrdiff_t>(begin),
+                                              goals.begin() + static_cast<std::ptrdiff_t>(end)), false);
+  }
+  ProofBatch batch = std::move(parts[0]);
+  for (std::size_t c = 1; c < chunks; ++c) append(batch, std::move(parts[c]));
   return batch;
 }
 

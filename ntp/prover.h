@@ -67,10 +67,12 @@ class Prover {
  public:
   // `config` is usually model.prover; the selector must be built on `model`.
   Prover(const Model& model, FactSelector& selector, ProverConfig config);
+  // Goals are searched in parallel chunks (OpenMP) unless explaining.
   ProofBatch search(const std::vector<Goal>& goals, bool explain = false) const;
   const ProverConfig& config() const { return config_; }
 
  private:
+  ProofBatch search_chunk(const std::vector<Goal>& goals, bool explain) const;
   const Model& model_;
   FactSelector& selector_;
   ProverConfig config_;

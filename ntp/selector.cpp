@@ -108,6 +108,7 @@ FactSelector::Pattern& FactSelector::pattern_for(const FactQuery& q) {
 std::vector<std::vector<int>> FactSelector::nearest(const std::vector<FactQuery>& queries, int k) {
   std::vector<std::vector<int>> out(queries.size());
   if (queries.empty()) return out;
+  std::unique_lock<std::mutex> lock(build_mutex_);
   Pattern& p = pattern_for(queries.front());
   if (k <= 0 || k >= static_cast<int>(p.fact_ids.size())) {  // exhaustive, or k covers every fact
     for (std::size_t q = 0; q < queries.size(); ++q) {
@@ -121,6 +122,7 @@ std::vector<std::vector<int>> FactSelector::nearest(const std::vector<FactQuery>
 
   if (kind_ == "table") {
     if (!tables_ready_) build_tables();
+    lock.unlock();
     // Facts are visited one predicate group at a time, nearest predicate
     // first; once the predicate distance alone exceeds the current k-th best
     // total, no later group can contribute (all distances are >= 0).
@@ -168,6 +170,7 @@ std::vector<std::vector<int>> FactSelector::nearest(const std::vector<FactQuery>
       p.index = ann::make_index(kind_, static_cast<int>(fact_keys.rows()), static_cast<int>(width));
       p.index->build(fact_keys);
     }
+    lock.unlock();
     ann::RowMatrix keys(static_cast<Eigen::Index>(queries.size()), width);
     for (std::size_t q = 0; q < queries.size(); ++q)
       write_key(model_, queries[q].predicate_row, queries[q].args, p.ground, keys.row(static_cast<Eigen::Index>(q)));

@@ -24,6 +24,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 namespace ntp {
@@ -46,6 +47,7 @@ class FactSelector {
   void refresh();
   // For each query, up to k fact ids (nearest first); k = 0 returns every fact
   // of the query's arity (exhaustive NTP). Queries must share one pattern.
+  // Safe to call from several threads at once (not concurrently with refresh).
   std::vector<std::vector<int>> nearest(const std::vector<FactQuery>& queries, int k);
   const std::string& kind() const { return kind_; }
 
@@ -56,6 +58,9 @@ class FactSelector {
 
   const Model& model_;
   std::string kind_;
+  // nearest() may be called from several threads; building a pattern's
+  // structures (lazily) happens under this lock, searching them outside it.
+  std::mutex build_mutex_;
   std::map<std::vector<int>, std::unique_ptr<Pattern>> patterns_;  // key: arity, ground positions
   // table kind: squared distances, (predicate rows, P) and (C, C).
   Eigen::MatrixXf predicate_sq_;
