@@ -4,6 +4,9 @@
 //
 // Points and queries are rows of row-major float matrices; distances are
 // squared Euclidean. Ids are row numbers of the matrix given to build().
+// Threads: search() may be called from several threads at once (inside an
+// outer OpenMP region it runs on the calling thread); build() and update()
+// must not overlap with any other call on the same index.
 #pragma once
 
 #include <Eigen/Dense>
