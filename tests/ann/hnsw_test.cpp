@@ -246,3 +246,23 @@ TEST_CASE("Hnsw::load rejects foreign, truncated and future files") {
                        std::runtime_error);
   std::remove(path.c_str());
 }
+
+TEST_CASE("Concurrent single-query searches from an outer OpenMP loop match one batch") {
+  const RowMatrix all = ann::synthetic_mixture(4200, 24, 40, 23);
+  const RowMatrix points = all.topRows(4000);
+  const RowMatrix queries = all.bottomRows(200);
+  for (const char* kind : {"brute", "kdtree", "hnsw"}) {
+    CAPTURE(kind);
+    std::unique_ptr<ann::Index> index = ann::make_index(kind, 4000, 24);
+    index->build(points);
+    const ann::Neighbours batch = index->search(queries, 5);
+    std::vector<int> ids(batch.ids.size());
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int q = 0; q < 200; ++q) {
+      const RowMatrix one = queries.row(q);
+      const ann::Neighbours r = index->search(one, 5);
+      for (int j = 0; j < 5; ++j) ids[static_cast<size_t>(q) * 5 + j] = r.ids[j];
+    }
+    CHECK(ids == batch.ids);
+  }
+}
