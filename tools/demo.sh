@@ -11,7 +11,7 @@ model=${NTP_DEMO_MODEL:-$(dirname "$ntp")/family.model}
 
 echo "== training on $kb (334 facts, 12 rules from 3 templates)"
 "$ntp" train --train $kb/train.nl --templates $kb/family.nlt --dev $kb/dev.nl --test $kb/test.nl \
-  --model "$model" --dim 30 --epochs 30 --lr 0.01 --seed 1
+  --model "$model" --dim 30 --epochs 30 --seed 1
 echo
 echo "== filtered ranking on the held-out test facts (each derivable by a rule)"
 "$ntp" eval --model "$model" --protocol ranking --test $kb/test.nl --json
@@ -19,6 +19,6 @@ echo
 echo "== induced rules (confidence >= 0.5)"
 "$ntp" rules --model "$model" --min-confidence 0.5
 echo
-query=$(grep -m1 '^grandfatherOf' $kb/test.nl | sed 's/\.$//')
+query=$(grep -m1 '^childOf' $kb/test.nl | sed 's/\.$//')
 echo "== proof of a held-out test fact: $query"
 "$ntp" prove --model "$model" "$query" --top 2

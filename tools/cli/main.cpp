@@ -283,13 +283,20 @@ int cmd_prove(int argc, char** argv) {
     return s + ")";
   };
   const int top = std::max(0, r["top"].as<int>());
+  std::vector<std::string> decoded(model.rules.size());  // each rule read with its nearest predicates
+  for (const ntp::InducedRule& rule : ntp::induced_rules(model, 0.0)) {
+    char confidence[32];
+    std::snprintf(confidence, sizeof confidence, ", confidence %.3f", rule.confidence);
+    decoded[static_cast<std::size_t>(rule.rule)] = rule.text + confidence;
+  }
   for (std::size_t n = 0; n < order.size() && static_cast<int>(n) < top; ++n) {
     const ntp::ProofPath& p = proofs.paths[order[n]];
     std::printf("proof %zu  score %.4f\n", n + 1, path_scores[order[n]]);
     for (const ntp::ProofStep& step : p.steps) {
       double s = 1;
       for (const ntp::Comparison& c : step.comparisons) s = std::min(s, ntp::kernel(model, c));
-      const std::string by = step.by_rule ? "rule  " + ntp::to_string(model, model.rules[static_cast<std::size_t>(step.id)])
+      const std::string by = step.by_rule ? "rule  " + ntp::to_string(model, model.rules[static_cast<std::size_t>(step.id)]) +
+                                                "  [~ " + decoded[static_cast<std::size_t>(step.id)] + "]"
                                           : "fact  " + ntp::to_string(model.kb, model.kb.facts[static_cast<std::size_t>(step.id)]);
       std::printf("  %*s%s  <-  %s   (unification %.4f)\n", 2 * step.depth, "", atom_text(step.atom).c_str(), by.c_str(), s);
     }
