@@ -66,7 +66,8 @@ class Reader {
   std::string str() { std::string s(static_cast<std::size_t>(count()), '\0'); bytes(s.data(), s.size()); return s; }
   std::vector<int> ints() { std::vector<int> v(static_cast<std::size_t>(count())); bytes(v.data(), v.size() * sizeof(int)); return v; }
   ad::Matrix matrix() {
-    std::int32_t r = count(), c = count();
+    std::int32_t r = count(), c = count(1 << 16);
+    if (static_cast<long long>(r) * c > (1LL << 31)) fail("corrupt model file (table of " + std::to_string(r) + " x " + std::to_string(c) + ")");
     ad::Matrix m(r, c);
     bytes(m.data(), static_cast<std::size_t>(m.size()) * sizeof(double));
     return m;
@@ -90,6 +91,37 @@ void write_vocabulary(Writer& w, const Vocabulary& v) {
 }
 void read_vocabulary(Reader& r, Vocabulary& v) {
   for (std::int32_t i = 0, n = r.count(); i < n; ++i) v.intern(r.str());
+}
+
+// Every id in a model file must point inside its vocabularies and tables,
+// so that a corrupt file is refused here rather than crashing a search.
+void check_ids(Reader& r, const KnowledgeBase& kb, const std::vector<Atom>& filter_facts, int dim, int num_predicates) {
+  if (dim <= 0 || dim > (1 << 16)) r.fail("corrupt model file (embedding dimension " + std::to_string(dim) + ")");
+  if (num_predicates != kb.predicates.size()) r.fail("corrupt model file (predicate count)");
+  auto check_atom = [&](const Atom& a) {
+    if (a.predicate < 0 || a.predicate >= kb.predicates.size()) r.fail("corrupt model file (predicate id)");
+    for (int c : a.args)
+      if (c < 0 || c >= kb.constants.size()) r.fail("corrupt model file (constant id)");
+  };
+  for (const Atom& f : kb.facts) check_atom(f);
+  for (const Atom& f : filter_facts) check_atom(f);
+  long long slots = 0;
+  for (const Template& t : kb.templates) {
+    if (t.copies < 1 || t.copies > 1000000 || t.num_slots < 0 || t.num_slots > 1024 || t.num_variables < 0 ||
+        t.num_variables > 1024 || t.body.empty())
+      r.fail("corrupt model file (template counts)");
+    std::vector<const RuleAtom*> atoms{&t.head};
+    for (const RuleAtom& b : t.body) atoms.push_back(&b);
+    for (const RuleAtom* a : atoms) {
+      const int limit = a->predicate.is_slot ? t.num_slots : kb.predicates.size();
+      if (a->predicate.id < 0 || a->predicate.id >= limit) r.fail("corrupt model file (rule predicate id)");
+      for (const Term& term : a->args)
+        if (term.id < 0 || term.id >= (term.is_variable ? t.num_variables : kb.constants.size()))
+          r.fail("corrupt model file (rule term id)");
+    }
+    slots += static_cast<long long>(t.copies) * t.num_slots;
+  }
+  if (slots > (1 << 24)) r.fail("corrupt model file (too many rule slots)");
 }
 
 }  // namespace
@@ -210,6 +242,7 @@ Model load_model(const std::string& path) {
   for (Atom& f : filter_facts) { f.predicate = r.i32(); f.args = r.ints(); }
   ad::Matrix predicates = r.matrix();
   ad::Matrix constants = r.matrix();
+  check_ids(r, kb, filter_facts, dim, num_kb_predicates);
   // Rebuild rules and tables deterministically, then overwrite the values.
   Model m = make_model(std::move(kb), dim, prover, 0);
   if (m.num_kb_predicates != num_kb_predicates || predicates.rows() != m.predicates.value.rows() ||

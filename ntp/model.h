@@ -51,7 +51,7 @@ struct Model {
   // files), so that a filtered ranking can exclude them by default.
   std::vector<Atom> filter_facts;
 
-  // Name of predicate-table row `row`: the KB name, or "#k@rule" for a slot.
+  // Name of predicate-table row `row`: the KB name, or "#<row - P>" for a slot.
   std::string predicate_row_name(int row) const;
 };
 
@@ -60,7 +60,8 @@ struct Model {
 Model make_model(KnowledgeBase kb, int dim, ProverConfig prover, std::uint64_t seed);
 
 // Writes the model to `path` atomically: to `path.tmp`, then rename, so that a
-// crash never leaves a half-written model. Format: magic "NTPMODEL",
+// crash of the program never leaves a half-written model (no fsync: a power
+// loss may). Format: magic "NTPMODEL",
 // version, then the sections in the order of the struct.
 void save_model(const Model& model, const std::string& path);
 // Throws std::runtime_error naming the path if it is not a model file, has

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <map>
 #include <memory>
 #include <omp.h>
@@ -26,6 +27,7 @@ int var_term(int v) { return -v - 1; }
 struct PendingAtom {
   int predicate_row = 0;
   std::vector<int> args;
+  int depth_left = 0;  // rule applications still allowed below this atom
 };
 
 // A partial proof: what is left to prove, the substitution so far, the rule
@@ -34,7 +36,6 @@ struct State {
   int goal = 0;
   std::vector<PendingAtom> stack;   // front = next atom to prove
   std::vector<int> binding;         // (variables): a term, or kUnbound
-  int depth_left = 0;
   double score = 1;                 // exhaustive mode: min of the kernels so far
   std::vector<Comparison> comparisons;
   std::vector<ProofStep> steps;     // explain mode only
@@ -113,13 +114,12 @@ State apply_rule(const Model& model, const State& s, const PendingAtom& atom, in
   for (std::size_t i = 0; i < atom.args.size(); ++i) unify_terms(child, rename(rule.head.args[i]), atom.args[i], step);
   std::vector<PendingAtom> body;
   for (const RuleAtom& b : rule.body) {
-    PendingAtom p{b.predicate.id, {}};
+    PendingAtom p{b.predicate.id, {}, atom.depth_left - 1};  // siblings keep their own depth, as in NTP's `and`
     for (const Term& t : b.args) p.args.push_back(rename(t));
     body.push_back(std::move(p));
   }
   child.stack.insert(child.stack.begin(), body.begin(), body.end());
-  child.depth_left -= 1;
-  commit_step(child, explain, atom, true, r, max_depth - s.depth_left, step, kernels);
+  commit_step(child, explain, atom, true, r, max_depth - atom.depth_left, step, kernels);
   return child;
 }
 
@@ -131,7 +131,7 @@ State apply_fact(const Model& model, const State& s, const PendingAtom& atom, in
   child.stack.erase(child.stack.begin());
   std::vector<Comparison> step{{Table::Predicate, atom.predicate_row, fact.predicate}};
   for (std::size_t i = 0; i < atom.args.size(); ++i) unify_terms(child, atom.args[i], fact.args[i], step);
-  commit_step(child, explain, atom, false, f, max_depth - s.depth_left, step, kernels);
+  commit_step(child, explain, atom, false, f, max_depth - atom.depth_left, step, kernels);
   return child;
 }
 
@@ -156,10 +156,12 @@ double fact_step_score(const State& s, const PendingAtom& atom, const Atom& fact
 // (variables renamed in order of appearance). States with equal keys have
 // the same continuations, so only the best-scoring one can matter.
 std::vector<int> merge_key(const State& s) {
-  std::vector<int> key{s.goal, s.depth_left};
+  std::vector<int> key{s.goal};
   std::vector<int> seen;
   for (const PendingAtom& a : s.stack) {
     key.push_back(a.predicate_row);
+    key.push_back(a.depth_left);
+    key.push_back(static_cast<int>(a.args.size()));
     for (int t : a.args) {
       const int d = deref(s, t);
       if (!is_var(d)) { key.push_back(d); continue; }
@@ -200,8 +202,7 @@ ProofBatch Prover::search_chunk(const std::vector<Goal>& goals, bool explain) co
   for (std::size_t g = 0; g < goals.size(); ++g) {
     State s;
     s.goal = static_cast<int>(g);
-    s.depth_left = config_.depth;
-    PendingAtom a{goals[g].atom.predicate, {}};
+    PendingAtom a{goals[g].atom.predicate, {}, config_.depth};
     for (int arg : goals[g].atom.args) {
       if (arg >= 0) { a.args.push_back(arg); continue; }
       a.args.push_back(var_term(static_cast<int>(s.binding.size())));  // a query variable
@@ -263,9 +264,9 @@ ProofBatch Prover::search_chunk(const std::vector<Goal>& goals, bool explain) co
           continue;  // cannot beat the goal's best proof: do not build it
         keep(apply_fact(model_, s, atom, f, config_.depth, explain, kernels.get()));
       }
-      if (s.depth_left > 0) {
+      if (atom.depth_left > 0) {
         const int arity = static_cast<int>(atom.args.size());
-        const long long key = static_cast<long long>(atom.predicate_row) * 64 + arity;
+        const long long key = static_cast<long long>(atom.predicate_row) * 1024 + arity;  // arity < 1024
         auto it = rules_for.find(key);
         if (it == rules_for.end())
           it = rules_for.emplace(key, nearest_rules(model_, atom.predicate_row, arity, config_.k_rules)).first;
@@ -332,12 +333,19 @@ ProofBatch Prover::search(const std::vector<Goal>& goals, bool explain) const {
   if (explain || threads < 2 || goals.size() < 2 * kMinGoalsPerChunk) return search_chunk(goals, explain);
   const std::size_t chunks = std::min(static_cast<std::size_t>(threads), goals.size() / kMinGoalsPerChunk);
   std::vector<ProofBatch> parts(chunks);
+  std::vector<std::exception_ptr> errors(chunks);  // an exception must not leave an OpenMP region
 #pragma omp parallel for schedule(static, 1)
   for (std::size_t c = 0; c < chunks; ++c) {
     const std::size_t begin = goals.size() * c / chunks, end = goals.size() * (c + 1) / chunks;
-    parts[c] = search_chunk(std::vector<Goal>(goals.begin() + static_cast<std::ptrdiff_t>(begin),
-                                              goals.begin() + static_cast<std::ptrdiff_t>(end)), false);
+    try {
+      parts[c] = search_chunk(std::vector<Goal>(goals.begin() + static_cast<std::ptrdiff_t>(begin),
+                                                goals.begin() + static_cast<std::ptrdiff_t>(end)), false);
+    } catch (...) {
+      errors[c] = std::current_exception();
+    }
   }
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
   ProofBatch batch = std::move(parts[0]);
   for (std::size_t c = 1; c < chunks; ++c) append(batch, std::move(parts[c]));
   return batch;

@@ -207,3 +207,15 @@ TEST_CASE("exhaustive branch and bound finds the same best proof as enumerating 
     for (std::size_t g = 0; g < goals.size(); ++g) CHECK(a[g] == doctest::Approx(b[g]).epsilon(1e-12));
   }
 }
+
+TEST_CASE("depth counts rule applications along one branch, not across sibling atoms") {
+  // p(a, c) needs the p rule, then the q rule on each of its two body atoms:
+  // nesting depth 2, although three rules are applied in all.
+  ntp::Model m = ntp::make_model(make_kb("r(a,b).\nr(b,c).\nq(c,c).\np(c,c).\n",
+                                         "p(X, Y) :- q(X, Z), q(Z, Y)\nq(X, Y) :- r(X, Y)\n", true),
+                                 4, exhaustive(2), 37);
+  CHECK(prove(m, {{atom(m, "p(a, c)"), -1}})[0] == doctest::Approx(std::exp(-1e-3)));
+  ntp::Model shallow = m;
+  shallow.prover.depth = 1;
+  CHECK(prove(shallow, {{atom(m, "p(a, c)"), -1}})[0] < 0.99);
+}

@@ -76,6 +76,13 @@ T get(const cxxopts::ParseResult& r, const std::string& name) {
   return r[name].as<T>();
 }
 
+// Rejects negative values of the integer options that have none.
+void check_non_negative(const cxxopts::ParseResult& r, std::initializer_list<const char*> names) {
+  for (const char* name : names)
+    if (r.count(name) && r[name].as<int>() < 0)
+      throw UsageError(std::string("--") + name + " must be >= 0, got " + std::to_string(r[name].as<int>()));
+}
+
 void set_threads(const cxxopts::ParseResult& r) {
   const int threads = r["threads"].as<int>();
   if (threads > 0) omp_set_num_threads(threads);
@@ -129,6 +136,8 @@ int cmd_train(int argc, char** argv) {
     ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
     ("quiet", "no progress output");
   const auto r = parse(o, argc, argv);
+  check_non_negative(r, {"k", "k-rules", "refresh", "threads", "depth", "epochs", "negatives"});
+  if (r.count("complex") && r["dim"].as<int>() % 2 != 0) throw UsageError("--complex needs an even --dim");
   set_threads(r);
 
   ntp::KnowledgeBase kb;
@@ -195,6 +204,7 @@ int cmd_eval(int argc, char** argv) {
     ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
     ("json", "print the metrics as one JSON object on the last line");
   const auto r = parse(o, argc, argv);
+  check_non_negative(r, {"k", "threads"});
   set_threads(r);
   ntp::Model model = ntp::load_model(get<std::string>(r, "model"));
   if (r.count("k")) model.prover.k_facts = r["k"].as<int>();
@@ -204,7 +214,14 @@ int cmd_eval(int argc, char** argv) {
   std::string json;
 
   if (protocol == "countries") {
-    const auto truth = ntp::read_facts(get<std::string>(r, "truth"), model.kb, ntp::NewSymbols::Allow);
+    // The truth file may name countries the model never saw; read it into a
+    // copy of the KB so that the model's vocabularies keep matching its tables.
+    ntp::KnowledgeBase scratch = model.kb;
+    std::vector<ntp::Atom> truth;
+    for (const ntp::Atom& a : ntp::read_facts(get<std::string>(r, "truth"), scratch, ntp::NewSymbols::Allow))
+      if (a.predicate < model.kb.predicates.size() &&
+          std::all_of(a.args.begin(), a.args.end(), [&](int c) { return c < model.kb.constants.size(); }))
+        truth.push_back(a);
     const auto res = ntp::evaluate_countries(model, ntp::read_names(test), ntp::read_names(get<std::string>(r, "regions")),
                                              truth, index);
     std::cout << "AUC-PR " << 100 * res.auc_pr << " over " << res.scored << " atoms (" << res.positives << " true)\n";
@@ -252,6 +269,7 @@ int cmd_prove(int argc, char** argv) {
   o.parse_positional({"query"});
   o.positional_help("\"pred(a, b)\"");
   const auto r = parse(o, argc, argv);
+  check_non_negative(r, {"k"});
   ntp::Model model = ntp::load_model(get<std::string>(r, "model"));
   if (r.count("k")) model.prover.k_facts = r["k"].as<int>();
   const ntp::Atom query = ntp::parse_atom(get<std::string>(r, "query"), model.kb);
