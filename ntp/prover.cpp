@@ -173,6 +173,12 @@ std::vector<int> merge_key(const State& s) {
   return key;
 }
 
+// Packs a comparison into one integer, for hashing (rows < 2^31).
+unsigned long long comparison_key(const Comparison& c) {
+  return (static_cast<unsigned long long>(c.table) << 62) | (static_cast<unsigned long long>(c.a) << 31) |
+         static_cast<unsigned long long>(c.b);
+}
+
 struct VectorHash {
   std::size_t operator()(const std::vector<int>& v) const {
     std::size_t h = v.size();
@@ -196,7 +202,12 @@ Prover::Prover(const Model& model, FactSelector& selector, ProverConfig config)
   if (config_.depth < 0) throw std::invalid_argument("proof depth must be >= 0");
 }
 
-ProofBatch Prover::search_chunk(const std::vector<Goal>& goals, bool explain) const {
+namespace {
+
+// Searches one chunk of goals. `kernels` (exhaustive mode only, else null)
+// are the kernel tables shared by all chunks.
+ProofBatch search_goals(const Model& model_, FactSelector& selector_, const ProverConfig& config_,
+                        const std::vector<Goal>& goals, bool explain, const KernelTables* kernels) {
   std::vector<State> live;
   std::vector<std::vector<State>> done(goals.size());
   for (std::size_t g = 0; g < goals.size(); ++g) {
@@ -217,8 +228,6 @@ ProofBatch Prover::search_chunk(const std::vector<Goal>& goals, bool explain) co
   // its best path, which branch and bound finds exactly: states are scored as
   // they grow, equivalent states merged, and anything that cannot beat the
   // goal's best finished proof dropped. Explanations keep every path.
-  std::unique_ptr<KernelTables> kernels;
-  if (config_.k_facts <= 0 && !explain) kernels = std::make_unique<KernelTables>(model_);
   std::vector<double> best(goals.size(), 0.0);  // score of each goal's best finished path
 
   std::unordered_map<long long, std::vector<int>> rules_for;  // (row, arity) -> rules
@@ -262,7 +271,7 @@ ProofBatch Prover::search_chunk(const std::vector<Goal>& goals, bool explain) co
         if (kernels && fact_step_score(s, atom, model_.kb.facts[static_cast<std::size_t>(f)], *kernels) <=
                            best[static_cast<std::size_t>(s.goal)])
           continue;  // cannot beat the goal's best proof: do not build it
-        keep(apply_fact(model_, s, atom, f, config_.depth, explain, kernels.get()));
+        keep(apply_fact(model_, s, atom, f, config_.depth, explain, kernels));
       }
       if (atom.depth_left > 0) {
         const int arity = static_cast<int>(atom.args.size());
@@ -270,7 +279,7 @@ ProofBatch Prover::search_chunk(const std::vector<Goal>& goals, bool explain) co
         auto it = rules_for.find(key);
         if (it == rules_for.end())
           it = rules_for.emplace(key, nearest_rules(model_, atom.predicate_row, arity, config_.k_rules)).first;
-        for (int r : it->second) keep(apply_rule(model_, s, atom, r, config_.depth, explain, kernels.get()));
+        for (int r : it->second) keep(apply_rule(model_, s, atom, r, config_.depth, explain, kernels));
       }
     }
     if (kernels)  // best-scoring states first, so that the bound tightens early
@@ -286,9 +295,7 @@ ProofBatch Prover::search_chunk(const std::vector<Goal>& goals, bool explain) co
     for (State& s : done[g]) {
       ProofPath path;
       for (const Comparison& c : s.comparisons) {
-        const unsigned long long key = (static_cast<unsigned long long>(c.table) << 62) |
-                                       (static_cast<unsigned long long>(c.a) << 31) | static_cast<unsigned long long>(c.b);
-        auto [it, added] = ids.emplace(key, static_cast<int>(batch.comparisons.size()));
+        auto [it, added] = ids.emplace(comparison_key(c), static_cast<int>(batch.comparisons.size()));
         if (added) batch.comparisons.push_back(c);
         path.comparisons.push_back(it->second);
       }
@@ -299,20 +306,14 @@ ProofBatch Prover::search_chunk(const std::vector<Goal>& goals, bool explain) co
   return batch;
 }
 
-namespace {
-
 // Appends `from` to `into`: its goals after into's, its comparisons merged
 // into into's distinct list.
 void append(ProofBatch& into, ProofBatch&& from) {
   std::unordered_map<unsigned long long, int> ids;
-  auto key = [](const Comparison& c) {
-    return (static_cast<unsigned long long>(c.table) << 62) | (static_cast<unsigned long long>(c.a) << 31) |
-           static_cast<unsigned long long>(c.b);
-  };
-  for (std::size_t i = 0; i < into.comparisons.size(); ++i) ids.emplace(key(into.comparisons[i]), static_cast<int>(i));
+  for (std::size_t i = 0; i < into.comparisons.size(); ++i) ids.emplace(comparison_key(into.comparisons[i]), static_cast<int>(i));
   std::vector<int> renumber(from.comparisons.size());
   for (std::size_t i = 0; i < from.comparisons.size(); ++i) {
-    auto [it, added] = ids.emplace(key(from.comparisons[i]), static_cast<int>(into.comparisons.size()));
+    auto [it, added] = ids.emplace(comparison_key(from.comparisons[i]), static_cast<int>(into.comparisons.size()));
     if (added) into.comparisons.push_back(from.comparisons[i]);
     renumber[i] = it->second;
   }
@@ -326,11 +327,17 @@ void append(ProofBatch& into, ProofBatch&& from) {
 }  // namespace
 
 ProofBatch Prover::search(const std::vector<Goal>& goals, bool explain) const {
+  // Exhaustive search scores states as it goes, from kernel tables computed
+  // once here and shared (read-only) by every chunk. Explanations keep every
+  // path and need none.
+  std::unique_ptr<KernelTables> tables;
+  if (config_.k_facts <= 0 && !explain) tables = std::make_unique<KernelTables>(model_);
+  const KernelTables* kernels = tables.get();
   // Goals are independent: one contiguous chunk per thread. Small batches and
   // explanations stay on one thread.
   const int threads = omp_get_max_threads();
   constexpr std::size_t kMinGoalsPerChunk = 16;
-  if (explain || threads < 2 || goals.size() < 2 * kMinGoalsPerChunk) return search_chunk(goals, explain);
+  if (explain || threads < 2 || goals.size() < 2 * kMinGoalsPerChunk) return search_goals(model_, selector_, config_, goals, explain, kernels);
   const std::size_t chunks = std::min(static_cast<std::size_t>(threads), goals.size() / kMinGoalsPerChunk);
   std::vector<ProofBatch> parts(chunks);
   std::vector<std::exception_ptr> errors(chunks);  // an exception must not leave an OpenMP region
@@ -338,8 +345,10 @@ ProofBatch Prover::search(const std::vector<Goal>& goals, bool explain) const {
   for (std::size_t c = 0; c < chunks; ++c) {
     const std::size_t begin = goals.size() * c / chunks, end = goals.size() * (c + 1) / chunks;
     try {
-      parts[c] = search_chunk(std::vector<Goal>(goals.begin() + static_cast<std::ptrdiff_t>(begin),
-                                                goals.begin() + static_cast<std::ptrdiff_t>(end)), false);
+      parts[c] = search_goals(model_, selector_, config_,
+                              std::vector<Goal>(goals.begin() + static_cast<std::ptrdiff_t>(begin),
+                                                goals.begin() + static_cast<std::ptrdiff_t>(end)),
+                              false, kernels);
     } catch (...) {
       errors[c] = std::current_exception();
     }
@@ -420,19 +429,27 @@ double kernel(const Model& model, const Comparison& c) {
   return std::exp(-std::sqrt(std::clamp(sq, ad::kMinSquaredDistance, ad::kMaxSquaredDistance)));
 }
 
-std::vector<double> score_goals(const Model& model, const ProofBatch& batch) {
+std::vector<double> path_scores(const Model& model, const ProofBatch& batch) {
   std::vector<double> kernels(batch.comparisons.size());
 #pragma omp parallel for schedule(static)
   for (std::size_t i = 0; i < kernels.size(); ++i) kernels[i] = kernel(model, batch.comparisons[i]);
   std::vector<double> scores;
+  scores.reserve(batch.paths.size());
+  for (const ProofPath& path : batch.paths) {
+    double score = 1;
+    for (int c : path.comparisons) score = std::min(score, kernels[static_cast<std::size_t>(c)]);
+    scores.push_back(score);
+  }
+  return scores;
+}
+
+std::vector<double> score_goals(const Model& model, const ProofBatch& batch) {
+  const std::vector<double> paths = path_scores(model, batch);
+  std::vector<double> scores;
   std::size_t next_path = 0;
   for (ad::Index count : batch.path_counts) {
     double best = 0;
-    for (ad::Index p = 0; p < count; ++p, ++next_path) {
-      double path = 1;
-      for (int c : batch.paths[next_path].comparisons) path = std::min(path, kernels[static_cast<std::size_t>(c)]);
-      best = std::max(best, path);
-    }
+    for (ad::Index p = 0; p < count; ++p, ++next_path) best = std::max(best, paths[next_path]);
     scores.push_back(best);
   }
   return scores;

@@ -72,7 +72,6 @@ class Prover {
   const ProverConfig& config() const { return config_; }
 
  private:
-  ProofBatch search_chunk(const std::vector<Goal>& goals, bool explain) const;
   const Model& model_;
   FactSelector& selector_;
   ProverConfig config_;
@@ -83,6 +82,8 @@ ad::Var score_goals(ad::Tape& tape, Model& model, const ProofBatch& batch);
 
 // The same numbers without a tape (evaluation): plain loops over the paths.
 std::vector<double> score_goals(const Model& model, const ProofBatch& batch);
+// The score of each path (min of its kernels), in ProofBatch::paths order.
+std::vector<double> path_scores(const Model& model, const ProofBatch& batch);
 // The kernel of one comparison with the model's current embeddings.
 double kernel(const Model& model, const Comparison& c);
 

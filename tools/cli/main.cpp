@@ -278,12 +278,7 @@ int cmd_prove(int argc, char** argv) {
   ntp::Prover prover(model, selector, model.prover);
   const ntp::ProofBatch proofs = prover.search({{query, -1}}, /*explain=*/true);
 
-  std::vector<double> path_scores;
-  for (const ntp::ProofPath& p : proofs.paths) {
-    double s = 1;
-    for (int c : p.comparisons) s = std::min(s, ntp::kernel(model, proofs.comparisons[static_cast<std::size_t>(c)]));
-    path_scores.push_back(s);
-  }
+  const std::vector<double> path_scores = ntp::path_scores(model, proofs);
   std::vector<std::size_t> order(path_scores.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return path_scores[a] > path_scores[b]; });
