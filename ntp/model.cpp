@@ -1,11 +1,16 @@
 // ntp/model.cpp: building a model from a KB, and its versioned file format.
 #include "ntp/model.h"
 
+#include "ntp/selector.h"
+
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <random>
 #include <stdexcept>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace ntp {
 
@@ -52,22 +57,38 @@ class Writer {
 
 class Reader {
  public:
-  Reader(std::ifstream& in, const std::string& path) : in_(in), path_(path) {}
+  // The stream's size is taken up front, so that a damaged count is refused
+  // before it allocates more than the file could hold.
+  Reader(std::istream& in, const std::string& path) : in_(in), path_(path) {
+    const std::streampos start = in_.tellg();
+    in_.seekg(0, std::ios::end);
+    const std::streampos end = in_.tellg();
+    in_.seekg(start);
+    if (start >= 0 && end >= start) left_ = static_cast<long long>(end - start);
+  }
   void bytes(void* p, std::size_t n) {
     in_.read(static_cast<char*>(p), static_cast<std::streamsize>(n));
     if (!in_) fail("truncated model file");
+    left_ -= static_cast<long long>(n);
   }
   std::int32_t i32() { std::int32_t v; bytes(&v, sizeof v); return v; }
-  std::int32_t count(std::int32_t limit = 1 << 28) {
+  // A count of items of at least `item_bytes` each, which must fit in what is left of the file.
+  std::int32_t count(std::int32_t limit = 1 << 28, long long item_bytes = 1) {
     std::int32_t n = i32();
     if (n < 0 || n > limit) fail("corrupt model file (bad count " + std::to_string(n) + ")");
+    if (static_cast<long long>(n) * item_bytes > left_) fail("truncated model file (count " + std::to_string(n) + ")");
     return n;
   }
   std::string str() { std::string s(static_cast<std::size_t>(count()), '\0'); bytes(s.data(), s.size()); return s; }
-  std::vector<int> ints() { std::vector<int> v(static_cast<std::size_t>(count())); bytes(v.data(), v.size() * sizeof(int)); return v; }
+  std::vector<int> ints() {
+    std::vector<int> v(static_cast<std::size_t>(count(1 << 28, sizeof(int))));
+    bytes(v.data(), v.size() * sizeof(int));
+    return v;
+  }
   ad::Matrix matrix() {
     std::int32_t r = count(), c = count(1 << 16);
-    if (static_cast<long long>(r) * c > (1LL << 31)) fail("corrupt model file (table of " + std::to_string(r) + " x " + std::to_string(c) + ")");
+    if (static_cast<long long>(r) * c * static_cast<long long>(sizeof(double)) > left_)
+      fail("truncated model file (table of " + std::to_string(r) + " x " + std::to_string(c) + ")");
     ad::Matrix m(r, c);
     bytes(m.data(), static_cast<std::size_t>(m.size()) * sizeof(double));
     return m;
@@ -81,8 +102,9 @@ class Reader {
   }
   [[noreturn]] void fail(const std::string& what) { throw std::runtime_error(path_ + ": " + what); }
  private:
-  std::ifstream& in_;
+  std::istream& in_;
   std::string path_;
+  long long left_ = 1LL << 62;  // bytes not yet read (unknown for an unseekable stream)
 };
 
 void write_vocabulary(Writer& w, const Vocabulary& v) {
@@ -90,12 +112,13 @@ void write_vocabulary(Writer& w, const Vocabulary& v) {
   for (const std::string& n : v.names()) w.str(n);
 }
 void read_vocabulary(Reader& r, Vocabulary& v) {
-  for (std::int32_t i = 0, n = r.count(); i < n; ++i) v.intern(r.str());
+  for (std::int32_t i = 0, n = r.count(1 << 28, 4); i < n; ++i) v.intern(r.str());
 }
 
 // Every id in a model file must point inside its vocabularies and tables,
 // so that a corrupt file is refused here rather than crashing a search.
-void check_ids(Reader& r, const KnowledgeBase& kb, const std::vector<Atom>& filter_facts, int dim, int num_predicates) {
+void check_ids(Reader& r, const KnowledgeBase& kb, const std::vector<Atom>& filter_facts, int dim, int num_predicates,
+               long long predicate_rows) {
   if (dim <= 0 || dim > (1 << 16)) r.fail("corrupt model file (embedding dimension " + std::to_string(dim) + ")");
   if (num_predicates != kb.predicates.size()) r.fail("corrupt model file (predicate count)");
   auto check_atom = [&](const Atom& a) {
@@ -121,7 +144,10 @@ void check_ids(Reader& r, const KnowledgeBase& kb, const std::vector<Atom>& filt
     }
     slots += static_cast<long long>(t.copies) * t.num_slots;
   }
-  if (slots > (1 << 24)) r.fail("corrupt model file (too many rule slots)");
+  // Checked before make_model builds the tables: a damaged copy count must not allocate them.
+  if (num_predicates + slots != predicate_rows)
+    r.fail("corrupt model file (" + std::to_string(slots) + " rule slots, but a table for " +
+           std::to_string(predicate_rows - num_predicates) + ")");
 }
 
 }  // namespace
@@ -160,6 +186,23 @@ Model make_model(KnowledgeBase kb, int dim, ProverConfig prover, std::uint64_t s
   return m;
 }
 
+namespace {
+// Forces a written file (or a directory's entries) to disk. Returns false on failure.
+bool sync_to_disk(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return false;
+  const bool ok = ::fsync(fd) == 0;
+  ::close(fd);
+  return ok;
+}
+
+std::string directory_of(const std::string& path) {
+  const std::size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+}  // namespace
+
 void save_model(const Model& m, const std::string& path) {
   const std::string tmp = path + ".tmp";
   {
@@ -194,15 +237,25 @@ void save_model(const Model& m, const std::string& path) {
     out.flush();
     if (!out) throw std::runtime_error(tmp + ": write failed (disk full?)");
   }
+  if (!sync_to_disk(tmp)) {
+    std::remove(tmp.c_str());
+    throw std::runtime_error(tmp + ": cannot flush to disk");
+  }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::remove(tmp.c_str());
     throw std::runtime_error(path + ": cannot rename " + tmp + " into place");
   }
+  sync_to_disk(directory_of(path));  // best effort: the rename itself is already atomic
+
 }
 
 Model load_model(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot open model file");
+  return load_model(in, path);
+}
+
+Model load_model(std::istream& in, const std::string& path) {
   Reader r(in, path);
   char magic[sizeof kMagic];
   r.bytes(magic, sizeof magic);
@@ -214,18 +267,22 @@ Model load_model(const std::string& path) {
   ProverConfig prover;
   prover.depth = r.i32(); prover.k_facts = r.i32(); prover.k_rules = r.i32(); prover.index = r.str();
   prover.complex = r.i32() != 0;
+  if (prover.depth < 0 || prover.depth > ProverConfig::kMaxDepth || prover.k_facts < 0 || prover.k_rules < 0 ||
+      !is_selector_kind(prover.index))
+    r.fail("corrupt model file (prover settings: depth " + std::to_string(prover.depth) + ", k " +
+           std::to_string(prover.k_facts) + ", k-rules " + std::to_string(prover.k_rules) + ", index '" + prover.index + "')");
   KnowledgeBase kb;
   const std::int32_t dim = r.i32();
   const std::int32_t num_kb_predicates = r.i32();
   read_vocabulary(r, kb.predicates);
   read_vocabulary(r, kb.constants);
-  for (std::int32_t i = 0, n = r.count(); i < n; ++i) {
+  for (std::int32_t i = 0, n = r.count(1 << 28, 8); i < n; ++i) {
     Atom f;
     f.predicate = r.i32();
     f.args = r.ints();
     kb.add_fact(f);
   }
-  for (std::int32_t i = 0, n = r.count(); i < n; ++i) {
+  for (std::int32_t i = 0, n = r.count(1 << 28, 8); i < n; ++i) {
     Template t;
     t.head = r.atom();
     t.body.resize(static_cast<std::size_t>(r.count(64)));
@@ -238,11 +295,11 @@ Model load_model(const std::string& path) {
     t.source = r.str();
     kb.templates.push_back(std::move(t));
   }
-  std::vector<Atom> filter_facts(static_cast<std::size_t>(r.count()));
+  std::vector<Atom> filter_facts(static_cast<std::size_t>(r.count(1 << 28, 8)));
   for (Atom& f : filter_facts) { f.predicate = r.i32(); f.args = r.ints(); }
   ad::Matrix predicates = r.matrix();
   ad::Matrix constants = r.matrix();
-  check_ids(r, kb, filter_facts, dim, num_kb_predicates);
+  check_ids(r, kb, filter_facts, dim, num_kb_predicates, predicates.rows());
   // Rebuild rules and tables deterministically, then overwrite the values.
   Model m = make_model(std::move(kb), dim, prover, 0);
   if (m.num_kb_predicates != num_kb_predicates || predicates.rows() != m.predicates.value.rows() ||

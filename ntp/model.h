@@ -15,6 +15,7 @@
 #include "ntp/kb.h"
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,10 @@ namespace ntp {
 // How proofs are searched. Stored in the model so that evaluation proves the
 // way training did (the CLI may override k and the index).
 struct ProverConfig {
-  int depth = 1;          // maximum rule applications on one proof path
+  // Proof search grows exponentially with depth; the references use 1 or 2.
+  // Deeper searches are refused rather than left to exhaust memory.
+  static constexpr int kMaxDepth = 8;
+  int depth = 1;          // maximum rule applications on one proof path, 0..kMaxDepth
   int k_facts = 1;        // facts kept per `or` step; 0 = every fact (exhaustive)
   int k_rules = 0;        // rules kept per `or` step, nearest heads first; 0 = all rules
   std::string index = "auto";  // fact selector: auto|table|brute|kdtree|hnsw
@@ -59,14 +63,16 @@ struct Model {
 // slots per copy). Embeddings are uniform in [-1, 1] from `seed`.
 Model make_model(KnowledgeBase kb, int dim, ProverConfig prover, std::uint64_t seed);
 
-// Writes the model to `path` atomically: to `path.tmp`, then rename, so that a
-// crash of the program never leaves a half-written model (no fsync: a power
-// loss may). Format: magic "NTPMODEL",
+// Writes the model to `path` atomically: to `path.tmp`, flushed to disk
+// (fsync), then renamed into place and the directory synced, so that neither a
+// crash nor a power loss leaves a half-written model. Format: magic "NTPMODEL",
 // version, then the sections in the order of the struct.
 void save_model(const Model& model, const std::string& path);
 // Throws std::runtime_error naming the path if it is not a model file, has
 // another version, or is truncated.
 Model load_model(const std::string& path);
+// The same from a stream; `name` is used in error messages.
+Model load_model(std::istream& in, const std::string& name);
 
 // "locatedIn(X, Y) :- #2(Y, X)"-style text of a rule with raw slot names.
 std::string to_string(const Model& model, const Rule& rule);

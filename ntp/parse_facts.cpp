@@ -22,6 +22,19 @@ std::string position(const Token& t) { return std::to_string(t.line) + ":" + std
 
 std::string arguments(std::size_t n) { return std::to_string(n) + (n == 1 ? " argument" : " arguments"); }
 
+// The arity of each predicate that already has facts in the KB: a new file
+// must agree with it, or its atoms would silently match nothing.
+std::unordered_map<int, std::size_t> kb_arities(const KnowledgeBase& kb) {
+  std::unordered_map<int, std::size_t> arity;
+  for (const Atom& f : kb.facts) arity.emplace(f.predicate, f.args.size());
+  return arity;
+}
+
+std::string kb_arity_message(const std::string& predicate, std::size_t here, std::size_t in_kb) {
+  return "predicate '" + predicate + "' has " + arguments(here) + " here but " + arguments(in_kb) +
+         " in the KB (expected " + arguments(in_kb) + ")";
+}
+
 // The names of a .nl fact, resolved: no slots, no variables, and (under
 // NewSymbols::Refuse) only symbols the KB already has.
 Atom resolve_fact(const RawAtom& raw, PendingSymbols& predicates, PendingSymbols& constants, const Cursor& cursor) {
@@ -127,6 +140,7 @@ std::vector<Atom> read_facts_nl(std::istream& in, const std::string& name, Knowl
   PendingSymbols predicates(kb.predicates, policy), constants(kb.constants, policy);
   std::unordered_map<int, Token> first_use;  // predicate id -> its first occurrence, for arity checks
   std::unordered_map<int, std::size_t> arity;
+  const std::unordered_map<int, std::size_t> in_kb = kb_arities(kb);
   std::vector<Atom> facts;
   while (!cursor.at_end()) {
     const RawAtom raw = lex::parse_raw_atom(cursor);
@@ -136,6 +150,9 @@ std::vector<Atom> read_facts_nl(std::istream& in, const std::string& name, Knowl
     }
     cursor.next();
     Atom atom = resolve_fact(raw, predicates, constants, cursor);
+    const auto known = in_kb.find(atom.predicate);
+    if (known != in_kb.end() && known->second != raw.args.size())
+      cursor.fail_at(raw.predicate, kb_arity_message(raw.predicate.text, raw.args.size(), known->second));
     if (arity.emplace(atom.predicate, raw.args.size()).second) first_use.emplace(atom.predicate, raw.predicate);
     const std::size_t expected = arity.at(atom.predicate);
     if (expected != raw.args.size()) {
@@ -213,6 +230,10 @@ Atom parse_atom(const std::string& text, const KnowledgeBase& kb) {
     if (id < 0) cursor.fail_at(arg, "unknown constant '" + arg.text + "' (expected a constant of the KB)");
     atom.args.push_back(id);
   }
+  const std::unordered_map<int, std::size_t> in_kb = kb_arities(kb);
+  const auto known = in_kb.find(atom.predicate);
+  if (known != in_kb.end() && known->second != atom.args.size())
+    cursor.fail_at(raw.predicate, kb_arity_message(raw.predicate.text, atom.args.size(), known->second));
   return atom;
 }
 

@@ -57,8 +57,12 @@ struct FactSelector::Pattern {
   std::unique_ptr<ann::Index> index; // ANN kinds only
 };
 
+bool is_selector_kind(const std::string& kind) {
+  return kind == "auto" || kind == "table" || kind == "brute" || kind == "kdtree" || kind == "hnsw";
+}
+
 FactSelector::FactSelector(const Model& model, std::string kind) : model_(model), kind_(std::move(kind)) {
-  if (kind_ != "auto" && kind_ != "table" && kind_ != "brute" && kind_ != "kdtree" && kind_ != "hnsw")
+  if (!is_selector_kind(kind_))
     throw std::invalid_argument("unknown fact index '" + kind_ + "' (expected auto, table, brute, kdtree or hnsw)");
   // "auto": the exact table when it fits; otherwise the ANN family's own
   // "auto", which picks kdtree, brute or hnsw per pattern from n and d.

@@ -37,6 +37,9 @@ struct FactQuery {
   int masked_fact = -1;  // a fact id never to return (the fact being proven)
 };
 
+// True for the kinds FactSelector accepts: auto, table, brute, kdtree, hnsw.
+bool is_selector_kind(const std::string& kind);
+
 class FactSelector {
  public:
   FactSelector(const Model& model, std::string kind);

@@ -241,6 +241,9 @@ TEST_CASE("parse_atom") {
   const ParseError variable = error_of([&] { ntp::parse_atom("p(a, X)", kb); });
   CHECK(std::string(variable.what()).find("'X'") != std::string::npos);
   CHECK(std::string(variable.what()).find("variables are not allowed") != std::string::npos);
+  const ParseError arity = error_of([&] { ntp::parse_atom("p(a, b, c)", kb); });
+  CHECK(std::string(arity.what()) ==
+        "atom:1:1: predicate 'p' has 3 arguments here but 2 arguments in the KB (expected 2 arguments)");
   CHECK_THROWS_AS(ntp::parse_atom("p(a, b) q", kb), ParseError);
   CHECK_THROWS_AS(ntp::parse_atom("p(a, b", kb), ParseError);
   CHECK_THROWS_AS(ntp::parse_atom("", kb), ParseError);
@@ -314,6 +317,13 @@ TEST_CASE("bad .nl: other mistakes") {
   const ParseError arity = error_of([&] { facts_nl("p(a, b).\n  p(a).\n", kb); });
   CHECK(std::string(arity.what()) ==
         "t.nl:2:3: predicate 'p' has 1 argument here but 2 arguments at 1:1 (expected 2 arguments)");
+  // A later file must agree with the arities of the KB's facts; a file that
+  // fails adds nothing.
+  KnowledgeBase known = small_kb();
+  const ParseError kb_arity = error_of([&] { facts_nl("q(a, c).\nq(a, b, c).\n", known, NewSymbols::Refuse); });
+  CHECK(std::string(kb_arity.what()) ==
+        "t.nl:2:1: predicate 'q' has 3 arguments here but 2 arguments in the KB (expected 2 arguments)");
+  CHECK(known.facts.size() == 3);
   const ParseError slot = error_of([&] { facts_nl("#1(a, b).\n", kb); });
   CHECK(std::string(slot.what()) == "t.nl:1:1: slot '#1' in a fact (expected a predicate name)");
   const ParseError colon = error_of([&] { facts_nl("p(a, b):q.\n", kb); });

@@ -138,6 +138,9 @@ int cmd_train(int argc, char** argv) {
   const auto r = parse(o, argc, argv);
   check_non_negative(r, {"k", "k-rules", "refresh", "threads", "depth", "epochs", "negatives"});
   if (r.count("complex") && r["dim"].as<int>() % 2 != 0) throw UsageError("--complex needs an even --dim");
+  if (r["depth"].as<int>() > ntp::ProverConfig::kMaxDepth)
+    throw UsageError("--depth must be at most " + std::to_string(ntp::ProverConfig::kMaxDepth) + " (the search grows "
+                     "exponentially with depth), got " + std::to_string(r["depth"].as<int>()));
   set_threads(r);
 
   ntp::KnowledgeBase kb;
