@@ -62,7 +62,7 @@ CountriesResult evaluate_countries(const Model& model, const std::vector<std::st
   return result;
 }
 
-RankingMetrics evaluate_ranking(const Model& model, const std::vector<Atom>& test,
+RankingResult evaluate_ranking(const Model& model, const std::vector<Atom>& test,
                                 const std::unordered_set<Atom, AtomHash>& known, const std::string& index) {
   // For each test triple and each corrupted side: the true atom first, then
   // every corruption that is not a known fact.
@@ -83,13 +83,14 @@ RankingMetrics evaluate_ranking(const Model& model, const std::vector<Atom>& tes
     }
   }
   const std::vector<double> scores = score_atoms(model, atoms, index);
-  std::vector<double> ranks;
+  std::vector<double> mean_ranks, optimistic_ranks;
   for (const auto& [begin, end] : groups) {
     std::vector<double> corruptions(scores.begin() + static_cast<std::ptrdiff_t>(begin) + 1,
                                     scores.begin() + static_cast<std::ptrdiff_t>(end));
-    ranks.push_back(tie_mean_rank(scores[begin], corruptions));
+    mean_ranks.push_back(tie_mean_rank(scores[begin], corruptions));
+    optimistic_ranks.push_back(tie_optimistic_rank(scores[begin], corruptions));
   }
-  return ranking_metrics(ranks);
+  return {ranking_metrics(mean_ranks), ranking_metrics(optimistic_ranks)};
 }
 
 ClassificationResult evaluate_classification(const Model& model, const std::vector<Atom>& dev,

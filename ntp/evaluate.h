@@ -30,8 +30,14 @@ CountriesResult evaluate_countries(const Model& model, const std::vector<std::st
                                    const std::vector<std::string>& regions, const std::vector<Atom>& truth,
                                    const std::string& index = "");
 
+// The same ranks summarised twice: with ties at their mean rank (what we
+// report) and optimistically (as the reference implementations do).
+struct RankingResult {
+  RankingMetrics mean_ties;
+  RankingMetrics optimistic_ties;
+};
 // `known` holds every true atom to filter out (train ∪ dev ∪ test).
-RankingMetrics evaluate_ranking(const Model& model, const std::vector<Atom>& test,
+RankingResult evaluate_ranking(const Model& model, const std::vector<Atom>& test,
                                 const std::unordered_set<Atom, AtomHash>& known, const std::string& index = "");
 
 struct ClassificationResult {

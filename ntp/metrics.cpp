@@ -62,19 +62,31 @@ double average_precision(const std::vector<double>& scores, const std::vector<in
   return ap;
 }
 
-double tie_mean_rank(double true_score, const std::vector<double>& corruption_scores) {
+namespace {
+// How many corruptions score strictly above, and exactly equal to, the true triple.
+std::pair<double, double> above_and_equal(const char* what, double true_score, const std::vector<double>& corruptions) {
   // A NaN would compare false with everything and rank the triple first.
-  if (std::isnan(true_score)) throw std::invalid_argument("tie_mean_rank: the true score is NaN");
-  check_not_nan("tie_mean_rank", corruption_scores);
+  if (std::isnan(true_score)) throw std::invalid_argument(std::string(what) + ": the true score is NaN");
+  check_not_nan(what, corruptions);
   double greater = 0, equal = 0;
-  for (double s : corruption_scores) {
+  for (double s : corruptions) {
     if (s > true_score) {
       greater += 1;
     } else if (s == true_score) {
       equal += 1;
     }
   }
+  return {greater, equal};
+}
+}  // namespace
+
+double tie_mean_rank(double true_score, const std::vector<double>& corruption_scores) {
+  const auto [greater, equal] = above_and_equal("tie_mean_rank", true_score, corruption_scores);
   return 1 + greater + equal / 2;
+}
+
+double tie_optimistic_rank(double true_score, const std::vector<double>& corruption_scores) {
+  return 1 + above_and_equal("tie_optimistic_rank", true_score, corruption_scores).first;
 }
 
 RankingMetrics ranking_metrics(const std::vector<double>& ranks) {

@@ -19,6 +19,10 @@ double average_precision(const std::vector<double>& scores, const std::vector<in
 // scoring strictly higher and e scoring equal, rank = 1 + g + e / 2.
 // Throws on a NaN score (which would otherwise rank first).
 double tie_mean_rank(double true_score, const std::vector<double>& corruption_scores);
+// The optimistic rank, as the reference implementations compute it: ties all
+// go below the true triple, rank = 1 + g. Reported beside the mean rank only
+// to compare with published figures.
+double tie_optimistic_rank(double true_score, const std::vector<double>& corruption_scores);
 
 struct RankingMetrics {
   double mrr = 0, hits1 = 0, hits3 = 0, hits10 = 0;

@@ -61,6 +61,11 @@ TEST_CASE("tie_mean_rank") {
   CHECK(ntp::tie_mean_rank(0.5, {0.5}) == 1.5);  // one tie: halfway between rank 1 and 2
   CHECK(ntp::tie_mean_rank(0.5, {0.5, 0.5, 0.5}) == 2.5);
   CHECK_THROWS_AS(ntp::tie_mean_rank(std::nan(""), {0.1}), std::invalid_argument);
+  // Optimistic: every tie ranks below the true triple.
+  CHECK(ntp::tie_optimistic_rank(0.5, {0.9, 0.5, 0.1, 0.5}) == 2.0);
+  CHECK(ntp::tie_optimistic_rank(0.5, {0.5, 0.5, 0.5}) == 1.0);
+  CHECK(ntp::tie_optimistic_rank(0.5, {0.6, 0.7}) == 3.0);
+  CHECK_THROWS_AS(ntp::tie_optimistic_rank(0.5, {std::nan("")}), std::invalid_argument);
   CHECK_THROWS_AS(ntp::tie_mean_rank(0.5, {0.1, std::nan("")}), std::invalid_argument);
 }
 
