@@ -12,6 +12,9 @@ namespace {
 // Constant tables above this many entries (C x C floats) are not built: "auto"
 // switches to an ANN index instead. 64M floats = 256 MiB (C up to 8,192).
 constexpr double kMaxTableEntries = 64.0 * 1024 * 1024;
+// Constants sorted by distance from each constant: C x C ints, rebuilt with
+// the tables. Up to 4,096 constants (64 MiB); beyond, searches scan groups.
+constexpr int kMaxSortedConstants = 4096;
 
 // Squared distances between the rows of a (n, d) and b (m, d): (n, m).
 Eigen::MatrixXf squared_distances(const ad::Matrix& a, const ad::Matrix& b) {
@@ -52,6 +55,10 @@ struct FactSelector::Pattern {
   struct Group {
     std::vector<int> ids;                 // (facts of this predicate)
     std::vector<std::vector<int>> args;   // (ground positions, facts)
+    // The group's facts bucketed by the constant at the first ground
+    // position: facts by_first[offsets[c] .. offsets[c + 1]) have constant c there.
+    std::vector<int> first_offsets;       // (C + 1)
+    std::vector<int> by_first;            // (facts), indices into ids
   };
   std::vector<Group> by_predicate;        // (P)
   std::unique_ptr<ann::Index> index; // ANN kinds only
@@ -81,6 +88,25 @@ void FactSelector::build_tables() {
   const ad::Matrix kb_predicates = model_.predicates.value.topRows(model_.num_kb_predicates);
   predicate_sq_ = squared_distances(model_.predicates.value, kb_predicates);
   constant_sq_ = squared_distances(model_.constants.value, model_.constants.value);
+  predicates_by_distance_.assign(static_cast<std::size_t>(predicate_sq_.rows()), {});
+  for (Eigen::Index row = 0; row < predicate_sq_.rows(); ++row) {
+    auto& groups = predicates_by_distance_[static_cast<std::size_t>(row)];
+    for (Eigen::Index g = 0; g < predicate_sq_.cols(); ++g) groups.emplace_back(predicate_sq_(row, g), static_cast<int>(g));
+    std::sort(groups.begin(), groups.end());
+  }
+  constants_by_distance_.clear();
+  const int num_constants = static_cast<int>(constant_sq_.cols());
+  if (num_constants <= kMaxSortedConstants) {
+    constants_by_distance_.resize(static_cast<std::size_t>(num_constants));
+#pragma omp parallel for schedule(static)
+    for (int c = 0; c < num_constants; ++c) {
+      std::vector<int>& order = constants_by_distance_[static_cast<std::size_t>(c)];
+      order.resize(static_cast<std::size_t>(num_constants));
+      std::iota(order.begin(), order.end(), 0);
+      const float* dist = &constant_sq_(0, c);
+      std::sort(order.begin(), order.end(), [dist](int a, int b) { return dist[a] < dist[b] || (dist[a] == dist[b] && a < b); });
+    }
+  }
   tables_ready_ = true;
 }
 
@@ -105,6 +131,18 @@ FactSelector::Pattern& FactSelector::pattern_for(const FactQuery& q) {
       for (std::size_t g = 0; g < p->ground.size(); ++g)
         group.args[g].push_back(facts[f].args[static_cast<std::size_t>(p->ground[g])]);
     }
+  if (!p->ground.empty()) {  // counting sort of each group by its first ground constant
+    const std::size_t num_constants = static_cast<std::size_t>(model_.kb.constants.size());
+    for (Pattern::Group& group : p->by_predicate) {
+      group.first_offsets.assign(num_constants + 1, 0);
+      for (std::size_t i = 0; i < group.ids.size(); ++i) ++group.first_offsets[static_cast<std::size_t>(group.args[0][i]) + 1];
+      for (std::size_t c = 0; c < num_constants; ++c) group.first_offsets[c + 1] += group.first_offsets[c];
+      group.by_first.resize(group.ids.size());
+      std::vector<int> next(group.first_offsets.begin(), group.first_offsets.end() - 1);
+      for (std::size_t i = 0; i < group.ids.size(); ++i)
+        group.by_first[static_cast<std::size_t>(next[static_cast<std::size_t>(group.args[0][i])]++)] = static_cast<int>(i);
+    }
+  }
 
   return *patterns_.emplace(std::move(key), std::move(p)).first->second;
 }
@@ -130,33 +168,54 @@ std::vector<std::vector<int>> FactSelector::nearest(const std::vector<FactQuery>
     // Facts are visited one predicate group at a time, nearest predicate
     // first; once the predicate distance alone exceeds the current k-th best
     // total, no later group can contribute (all distances are >= 0).
-    const std::size_t num_predicates = p.by_predicate.size();
 #pragma omp parallel for schedule(dynamic, 16)
     for (std::size_t q = 0; q < queries.size(); ++q) {
       const FactQuery& query = queries[q];
-      std::vector<std::pair<float, int>> groups(num_predicates);
-      for (std::size_t g = 0; g < num_predicates; ++g)
-        groups[g] = {predicate_sq_(query.predicate_row, static_cast<Eigen::Index>(g)), static_cast<int>(g)};
-      std::sort(groups.begin(), groups.end());
+      const std::vector<std::pair<float, int>>& groups = predicates_by_distance_[static_cast<std::size_t>(query.predicate_row)];
       // constant_sq_ is symmetric and column-major: column c holds the
       // distances from constant c to every constant, contiguously.
       std::vector<const float*> columns;
       for (int a : p.ground) columns.push_back(&constant_sq_(0, query.args[static_cast<std::size_t>(a)]));
       std::vector<std::pair<float, int>> best;  // max-heap of the `want` nearest so far
+      auto offer = [&](std::pair<float, int> candidate) {
+        if (best.size() < want) {
+          best.push_back(candidate);
+          std::push_heap(best.begin(), best.end());
+        } else if (candidate < best.front()) {
+          std::pop_heap(best.begin(), best.end());
+          best.back() = candidate;
+          std::push_heap(best.begin(), best.end());
+        }
+      };
+      // Nothing at a partial distance above the k-th best can enter (ties
+      // still can: they are ordered by fact id).
+      auto pruned = [&](float partial) { return best.size() == want && partial > best.front().first; };
+      // Walking outwards from the goal's first ground constant needs the
+      // sorted constants; without them (huge vocabularies) each group is scanned.
+      const std::vector<int>* outward =
+          columns.empty() || constants_by_distance_.empty()
+              ? nullptr
+              : &constants_by_distance_[static_cast<std::size_t>(query.args[static_cast<std::size_t>(p.ground[0])])];
       for (const auto& [predicate_dist, g] : groups) {
-        if (best.size() == want && predicate_dist > best.front().first) break;
+        if (pruned(predicate_dist)) break;
         const Pattern::Group& group = p.by_predicate[static_cast<std::size_t>(g)];
-        for (std::size_t i = 0; i < group.ids.size(); ++i) {
-          float dist = predicate_dist;
-          for (std::size_t c = 0; c < columns.size(); ++c) dist += columns[c][group.args[c][i]];
-          const std::pair<float, int> candidate{dist, group.ids[i]};
-          if (best.size() < want) {
-            best.push_back(candidate);
-            std::push_heap(best.begin(), best.end());
-          } else if (candidate < best.front()) {
-            std::pop_heap(best.begin(), best.end());
-            best.back() = candidate;
-            std::push_heap(best.begin(), best.end());
+        if (outward == nullptr) {
+          for (std::size_t i = 0; i < group.ids.size(); ++i) {
+            float dist = predicate_dist;
+            for (std::size_t c = 0; c < columns.size(); ++c) dist += columns[c][group.args[c][i]];
+            offer({dist, group.ids[i]});
+          }
+          continue;
+        }
+        for (const int first : *outward) {
+          const float partial = predicate_dist + columns[0][first];  // the scan's first two terms, bit for bit
+          if (pruned(partial)) break;
+          for (int j = group.first_offsets[static_cast<std::size_t>(first)];
+               j < group.first_offsets[static_cast<std::size_t>(first) + 1]; ++j) {
+            const std::size_t i = static_cast<std::size_t>(group.by_first[static_cast<std::size_t>(j)]);
+            float dist = partial;
+            for (std::size_t c = 1; c < columns.size(); ++c) dist += columns[c][group.args[c][i]];
+            offer({dist, group.ids[i]});
           }
         }
       }

@@ -15,6 +15,10 @@
 //           constants, are tabulated once per refresh; a key distance is then
 //           a sum of table lookups, not a d-dimensional loop;
 //   brute | kdtree | hnsw   an ann::Index over the concatenated float keys.
+// The table search visits KB predicates nearest first and, within one, the
+// facts whose first compared constant is nearest to the goal's first; it stops
+// as soon as these partial sums exceed the k-th best total (all terms are >= 0),
+// which with k = 1 usually happens after a handful of facts.
 // "auto" picks table when the constant table fits in memory, else lets
 // ann::make_index("auto") choose an index per pattern from its size and width.
 #pragma once
@@ -65,9 +69,15 @@ class FactSelector {
   // structures (lazily) happens under this lock, searching them outside it.
   std::mutex build_mutex_;
   std::map<std::vector<int>, std::unique_ptr<Pattern>> patterns_;  // key: arity, ground positions
-  // table kind: squared distances, (predicate rows, P) and (C, C).
+  // table kind: squared distances, (predicate rows, P) and (C, C), and for
+  // each constant every constant by increasing distance from it (C lists of
+  // C), so that a search can walk outwards from a goal's constant and stop
+  // early. The lists are only built while C <= kMaxSortedConstants.
   Eigen::MatrixXf predicate_sq_;
   Eigen::MatrixXf constant_sq_;
+  std::vector<std::vector<int>> constants_by_distance_;
+  // For each predicate row, the KB predicates as (squared distance, id), nearest first.
+  std::vector<std::vector<std::pair<float, int>>> predicates_by_distance_;
   bool tables_ready_ = false;
 };
 

@@ -182,6 +182,48 @@ TEST_CASE("every fact index returns the same nearest facts on a small KB") {
   CHECK(std::find(found.begin(), found.end(), queries.front().masked_fact) == found.end());
 }
 
+TEST_CASE("the table search, which walks outwards and stops early, finds what a full scan finds") {
+  // 300 facts over 4 predicates and 20 constants: many facts share a
+  // constant, so exact ties in distance are common and must go to the lower id.
+  std::ostringstream facts;
+  std::mt19937 rng(5);
+  for (int i = 0; i < 300; ++i) facts << "p" << rng() % 4 << "(c" << rng() % 20 << ",c" << rng() % 20 << ").\n";
+  ntp::Model m = ntp::make_model(make_kb(facts.str(), "3 #1(X, Y) :- #2(Y, X).\n"), 3, ntp::ProverConfig{}, 7);
+  ntp::FactSelector table(m, "table");
+  const int num_facts = static_cast<int>(m.kb.facts.size());
+  for (const std::vector<bool>& ground : {std::vector<bool>{true, false}, {false, true}, {true, true}}) {
+    std::vector<ntp::FactQuery> queries;
+    for (int row = 0; row < m.predicates.value.rows(); ++row)  // KB predicates and rule slots
+      for (int c = 0; c < m.kb.constants.size(); c += 3) {
+        ntp::FactQuery q{row, {ground[0] ? c : -1, ground[1] ? (c * 7) % m.kb.constants.size() : -1}, -1};
+        if (c % 2 == 0) q.masked_fact = (row * 31 + c) % num_facts;
+        queries.push_back(q);
+      }
+    for (int k : {1, 3}) {
+      const auto found = table.nearest(queries, k);
+      for (std::size_t q = 0; q < queries.size(); ++q) {
+        // The reference: every fact's squared key distance, in double.
+        std::vector<std::pair<double, int>> all;
+        for (int f = 0; f < num_facts; ++f) {
+          if (f == queries[q].masked_fact) continue;
+          const ntp::Atom& fact = m.kb.facts[static_cast<std::size_t>(f)];
+          double d = (m.predicates.value.row(queries[q].predicate_row) - m.predicates.value.row(fact.predicate)).squaredNorm();
+          for (std::size_t a = 0; a < 2; ++a)
+            if (queries[q].args[a] >= 0)
+              d += (m.constants.value.row(queries[q].args[a]) - m.constants.value.row(fact.args[a])).squaredNorm();
+          all.emplace_back(d, f);
+        }
+        std::sort(all.begin(), all.end());
+        REQUIRE(found[q].size() == static_cast<std::size_t>(k));
+        for (int i = 0; i < k; ++i) {
+          CAPTURE(q);
+          CHECK(found[q][static_cast<std::size_t>(i)] == all[static_cast<std::size_t>(i)].second);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("exhaustive branch and bound finds the same best proof as enumerating every path") {
   // Random KBs where chains of facts matter. Enumerating every path (what
   // explanations do) grows as facts^depth, so depth 2 gets a smaller KB.
