@@ -1,6 +1,8 @@
 // ntp/selector.cpp: fact selection by nearest keys (see selector.h).
 #include "ntp/selector.h"
 
+#include "ann/top_k.h"
+
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
@@ -176,20 +178,11 @@ std::vector<std::vector<int>> FactSelector::nearest(const std::vector<FactQuery>
       // distances from constant c to every constant, contiguously.
       std::vector<const float*> columns;
       for (int a : p.ground) columns.push_back(&constant_sq_(0, query.args[static_cast<std::size_t>(a)]));
-      std::vector<std::pair<float, int>> best;  // max-heap of the `want` nearest so far
-      auto offer = [&](std::pair<float, int> candidate) {
-        if (best.size() < want) {
-          best.push_back(candidate);
-          std::push_heap(best.begin(), best.end());
-        } else if (candidate < best.front()) {
-          std::pop_heap(best.begin(), best.end());
-          best.back() = candidate;
-          std::push_heap(best.begin(), best.end());
-        }
-      };
+      ann::TopK best;  // the `want` nearest so far
+      best.reset(static_cast<int>(want));
       // Nothing at a partial distance above the k-th best can enter (ties
       // still can: they are ordered by fact id).
-      auto pruned = [&](float partial) { return best.size() == want && partial > best.front().first; };
+      auto pruned = [&](float partial) { return partial > best.bound(); };
       // Walking outwards from the goal's first ground constant needs the
       // sorted constants; without them (huge vocabularies) each group is scanned.
       const std::vector<int>* outward =
@@ -203,7 +196,7 @@ std::vector<std::vector<int>> FactSelector::nearest(const std::vector<FactQuery>
           for (std::size_t i = 0; i < group.ids.size(); ++i) {
             float dist = predicate_dist;
             for (std::size_t c = 0; c < columns.size(); ++c) dist += columns[c][group.args[c][i]];
-            offer({dist, group.ids[i]});
+            best.push(dist, group.ids[i]);
           }
           continue;
         }
@@ -215,12 +208,11 @@ std::vector<std::vector<int>> FactSelector::nearest(const std::vector<FactQuery>
             const std::size_t i = static_cast<std::size_t>(group.by_first[static_cast<std::size_t>(j)]);
             float dist = partial;
             for (std::size_t c = 1; c < columns.size(); ++c) dist += columns[c][group.args[c][i]];
-            offer({dist, group.ids[i]});
+            best.push(dist, group.ids[i]);
           }
         }
       }
-      std::sort_heap(best.begin(), best.end());
-      for (const auto& b : best) found[q].push_back(b.second);
+      for (const ann::Scored& b : best.sorted()) found[q].push_back(b.id);
     }
   } else {
     const Eigen::Index width = model_.dim * static_cast<Eigen::Index>(1 + p.ground.size());
