@@ -34,6 +34,22 @@ std::vector<std::size_t> order_by_score(const std::vector<double>& scores, bool 
   return order;
 }
 
+// How many corruptions score strictly above, and exactly equal to, the true triple.
+std::pair<double, double> above_and_equal(const char* what, double true_score, const std::vector<double>& corruptions) {
+  // A NaN would compare false with everything and rank the triple first.
+  if (std::isnan(true_score)) throw std::invalid_argument(std::string(what) + ": the true score is NaN");
+  check_not_nan(what, corruptions);
+  double greater = 0, equal = 0;
+  for (double s : corruptions) {
+    if (s > true_score) {
+      greater += 1;
+    } else if (s == true_score) {
+      equal += 1;
+    }
+  }
+  return {greater, equal};
+}
+
 }  // namespace
 
 // With the scores sorted from high to low and cut after each group of equal
@@ -62,23 +78,6 @@ double average_precision(const std::vector<double>& scores, const std::vector<in
   return ap;
 }
 
-namespace {
-// How many corruptions score strictly above, and exactly equal to, the true triple.
-std::pair<double, double> above_and_equal(const char* what, double true_score, const std::vector<double>& corruptions) {
-  // A NaN would compare false with everything and rank the triple first.
-  if (std::isnan(true_score)) throw std::invalid_argument(std::string(what) + ": the true score is NaN");
-  check_not_nan(what, corruptions);
-  double greater = 0, equal = 0;
-  for (double s : corruptions) {
-    if (s > true_score) {
-      greater += 1;
-    } else if (s == true_score) {
-      equal += 1;
-    }
-  }
-  return {greater, equal};
-}
-}  // namespace
 
 double tie_mean_rank(double true_score, const std::vector<double>& corruption_scores) {
   const auto [greater, equal] = above_and_equal("tie_mean_rank", true_score, corruption_scores);

@@ -150,6 +150,21 @@ void check_ids(Reader& r, const KnowledgeBase& kb, const std::vector<Atom>& filt
            std::to_string(predicate_rows - num_predicates) + ")");
 }
 
+// Forces a written file (or a directory's entries) to disk. Returns false on failure.
+bool sync_to_disk(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return false;
+  const bool ok = ::fsync(fd) == 0;
+  ::close(fd);
+  return ok;
+}
+
+std::string directory_of(const std::string& path) {
+  const std::size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
 }  // namespace
 
 std::string Model::predicate_row_name(int row) const {
@@ -186,22 +201,6 @@ Model make_model(KnowledgeBase kb, int dim, ProverConfig prover, std::uint64_t s
   return m;
 }
 
-namespace {
-// Forces a written file (or a directory's entries) to disk. Returns false on failure.
-bool sync_to_disk(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) return false;
-  const bool ok = ::fsync(fd) == 0;
-  ::close(fd);
-  return ok;
-}
-
-std::string directory_of(const std::string& path) {
-  const std::size_t slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-}  // namespace
 
 void save_model(const Model& m, const std::string& path) {
   const std::string tmp = path + ".tmp";
