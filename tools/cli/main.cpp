@@ -190,6 +190,12 @@ int cmd_train(int argc, char** argv) {
   return 0;
 }
 
+// "mrr":…,"hits@1":…,"hits@3":…,"hits@10":… (JSON object members).
+std::string ranking_fields(const ntp::RankingMetrics& m) {
+  return "\"mrr\":" + json_number(m.mrr) + ",\"hits@1\":" + json_number(m.hits1) + ",\"hits@3\":" +
+         json_number(m.hits3) + ",\"hits@10\":" + json_number(m.hits10);
+}
+
 int cmd_eval(int argc, char** argv) {
   cxxopts::Options o("ntp eval", "Evaluate a model with one of the NTP protocols.");
   o.add_options()
@@ -244,10 +250,8 @@ int cmd_eval(int argc, char** argv) {
                 m.hits3, m.hits10, m.count);
     std::printf("MRR %.4f  HITS@1 %.4f  HITS@3 %.4f  HITS@10 %.4f  (ties optimistic, as the reference code)\n",
                 o.mrr, o.hits1, o.hits3, o.hits10);
-    json = "{\"mrr\":" + json_number(m.mrr) + ",\"hits@1\":" + json_number(m.hits1) + ",\"hits@3\":" +
-           json_number(m.hits3) + ",\"hits@10\":" + json_number(m.hits10) + ",\"optimistic\":{\"mrr\":" +
-           json_number(o.mrr) + ",\"hits@1\":" + json_number(o.hits1) + ",\"hits@3\":" + json_number(o.hits3) +
-           ",\"hits@10\":" + json_number(o.hits10) + "}}";
+    // {"mrr":…,"hits@1":…,"hits@3":…,"hits@10":…,"optimistic":{the same four}}
+    json = "{" + ranking_fields(m) + ",\"optimistic\":{" + ranking_fields(o) + "}}";
   } else if (protocol == "classification") {
     const auto dev = ntp::read_labelled_tsv(get<std::string>(r, "dev"), model.kb, ntp::NewSymbols::Refuse);
     const auto tst = ntp::read_labelled_tsv(test, model.kb, ntp::NewSymbols::Refuse);
