@@ -201,7 +201,6 @@ Model make_model(KnowledgeBase kb, int dim, ProverConfig prover, std::uint64_t s
   return m;
 }
 
-
 void save_model(const Model& m, const std::string& path) {
   const std::string tmp = path + ".tmp";
   {
@@ -245,7 +244,6 @@ void save_model(const Model& m, const std::string& path) {
     throw std::runtime_error(path + ": cannot rename " + tmp + " into place");
   }
   sync_to_disk(directory_of(path));  // best effort: the rename itself is already atomic
-
 }
 
 Model load_model(const std::string& path) {

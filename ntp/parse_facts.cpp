@@ -6,6 +6,7 @@
 #include "ntp/lexer.h"
 #include "ntp/parse.h"
 
+#include <algorithm>
 #include <sstream>
 #include <unordered_map>
 
@@ -230,10 +231,11 @@ Atom parse_atom(const std::string& text, const KnowledgeBase& kb) {
     if (id < 0) cursor.fail_at(arg, "unknown constant '" + arg.text + "' (expected a constant of the KB)");
     atom.args.push_back(id);
   }
-  const std::unordered_map<int, std::size_t> in_kb = kb_arities(kb);
-  const auto known = in_kb.find(atom.predicate);
-  if (known != in_kb.end() && known->second != atom.args.size())
-    cursor.fail_at(raw.predicate, kb_arity_message(raw.predicate.text, atom.args.size(), known->second));
+  // One atom: look for the predicate's first fact rather than map every predicate.
+  const auto known = std::find_if(kb.facts.begin(), kb.facts.end(),
+                                  [&](const Atom& f) { return f.predicate == atom.predicate; });
+  if (known != kb.facts.end() && known->args.size() != atom.args.size())
+    cursor.fail_at(raw.predicate, kb_arity_message(raw.predicate.text, atom.args.size(), known->args.size()));
   return atom;
 }
 

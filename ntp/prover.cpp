@@ -206,14 +206,14 @@ namespace {
 
 // Searches one chunk of goals. `kernels` (exhaustive mode only, else null)
 // are the kernel tables shared by all chunks.
-ProofBatch search_goals(const Model& model_, FactSelector& selector_, const ProverConfig& config_,
+ProofBatch search_goals(const Model& model, FactSelector& selector, const ProverConfig& config,
                         const std::vector<Goal>& goals, bool explain, const KernelTables* kernels) {
   std::vector<State> live;
   std::vector<std::vector<State>> done(goals.size());
   for (std::size_t g = 0; g < goals.size(); ++g) {
     State s;
     s.goal = static_cast<int>(g);
-    PendingAtom a{goals[g].atom.predicate, {}, config_.depth};
+    PendingAtom a{goals[g].atom.predicate, {}, config.depth};
     for (int arg : goals[g].atom.args) {
       if (arg >= 0) { a.args.push_back(arg); continue; }
       a.args.push_back(var_term(static_cast<int>(s.binding.size())));  // a query variable
@@ -245,7 +245,7 @@ ProofBatch search_goals(const Model& model_, FactSelector& selector_, const Prov
     for (const auto& [key, members] : by_pattern) {
       std::vector<FactQuery> batch;
       for (std::size_t i : members) batch.push_back(queries[i]);
-      std::vector<std::vector<int>> found = selector_.nearest(batch, config_.k_facts);
+      std::vector<std::vector<int>> found = selector.nearest(batch, config.k_facts);
       for (std::size_t j = 0; j < members.size(); ++j) facts_of[members[j]] = std::move(found[j]);
     }
 
@@ -268,18 +268,18 @@ ProofBatch search_goals(const Model& model_, FactSelector& selector_, const Prov
       if (kernels && s.score <= best[static_cast<std::size_t>(s.goal)]) continue;
       const PendingAtom atom = s.stack.front();
       for (int f : facts_of[i]) {
-        if (kernels && fact_step_score(s, atom, model_.kb.facts[static_cast<std::size_t>(f)], *kernels) <=
+        if (kernels && fact_step_score(s, atom, model.kb.facts[static_cast<std::size_t>(f)], *kernels) <=
                            best[static_cast<std::size_t>(s.goal)])
           continue;  // cannot beat the goal's best proof: do not build it
-        keep(apply_fact(model_, s, atom, f, config_.depth, explain, kernels));
+        keep(apply_fact(model, s, atom, f, config.depth, explain, kernels));
       }
       if (atom.depth_left > 0) {
         const int arity = static_cast<int>(atom.args.size());
         const long long key = static_cast<long long>(atom.predicate_row) * 1024 + arity;  // arity < 1024
         auto it = rules_for.find(key);
         if (it == rules_for.end())
-          it = rules_for.emplace(key, nearest_rules(model_, atom.predicate_row, arity, config_.k_rules)).first;
-        for (int r : it->second) keep(apply_rule(model_, s, atom, r, config_.depth, explain, kernels));
+          it = rules_for.emplace(key, nearest_rules(model, atom.predicate_row, arity, config.k_rules)).first;
+        for (int r : it->second) keep(apply_rule(model, s, atom, r, config.depth, explain, kernels));
       }
     }
     if (kernels)  // best-scoring states first, so that the bound tightens early
@@ -306,22 +306,27 @@ ProofBatch search_goals(const Model& model_, FactSelector& selector_, const Prov
   return batch;
 }
 
-// Appends `from` to `into`: its goals after into's, its comparisons merged
-// into into's distinct list.
-void append(ProofBatch& into, ProofBatch&& from) {
+// The chunks' batches as one: goals in chunk order, comparisons merged into
+// one distinct list (each chunk numbered its own from 0).
+ProofBatch merge(std::vector<ProofBatch>& parts) {
+  ProofBatch into = std::move(parts[0]);
   std::unordered_map<unsigned long long, int> ids;
   for (std::size_t i = 0; i < into.comparisons.size(); ++i) ids.emplace(comparison_key(into.comparisons[i]), static_cast<int>(i));
-  std::vector<int> renumber(from.comparisons.size());
-  for (std::size_t i = 0; i < from.comparisons.size(); ++i) {
-    auto [it, added] = ids.emplace(comparison_key(from.comparisons[i]), static_cast<int>(into.comparisons.size()));
-    if (added) into.comparisons.push_back(from.comparisons[i]);
-    renumber[i] = it->second;
+  for (std::size_t part = 1; part < parts.size(); ++part) {
+    ProofBatch& from = parts[part];
+    std::vector<int> renumber(from.comparisons.size());
+    for (std::size_t i = 0; i < from.comparisons.size(); ++i) {
+      auto [it, added] = ids.emplace(comparison_key(from.comparisons[i]), static_cast<int>(into.comparisons.size()));
+      if (added) into.comparisons.push_back(from.comparisons[i]);
+      renumber[i] = it->second;
+    }
+    for (ProofPath& p : from.paths) {
+      for (int& c : p.comparisons) c = renumber[static_cast<std::size_t>(c)];
+      into.paths.push_back(std::move(p));
+    }
+    into.path_counts.insert(into.path_counts.end(), from.path_counts.begin(), from.path_counts.end());
   }
-  for (ProofPath& p : from.paths) {
-    for (int& c : p.comparisons) c = renumber[static_cast<std::size_t>(c)];
-    into.paths.push_back(std::move(p));
-  }
-  into.path_counts.insert(into.path_counts.end(), from.path_counts.begin(), from.path_counts.end());
+  return into;
 }
 
 }  // namespace
@@ -355,9 +360,7 @@ ProofBatch Prover::search(const std::vector<Goal>& goals, bool explain) const {
   }
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
-  ProofBatch batch = std::move(parts[0]);
-  for (std::size_t c = 1; c < chunks; ++c) append(batch, std::move(parts[c]));
-  return batch;
+  return merge(parts);
 }
 
 ad::Var score_goals(ad::Tape& t, Model& model, const ProofBatch& batch) {

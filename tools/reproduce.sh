@@ -52,9 +52,10 @@ run() {
   local set=$1 k=$2 seed=$3 tag=$out/$1.k$2.seed$3 dir=$data/$1/ntp metric json recipe
   case $set in
     countries_s*)
-      local s=${set#countries_s} train=$dir/countries_S${set#countries_s}.nl countries=$dir/test.txt
-      if [[ $split == dev ]]; then
-        tools/countries_dev.sh "$s" 0 "$out/$set.dev" 2> /dev/null
+      local s=${set#countries_s}
+      local train=$dir/countries_S$s.nl countries=$dir/test.txt
+      if [[ $split == dev ]]; then  # the split is deterministic: made once per data set
+        [[ -f $out/$set.dev/train.nl ]] || tools/countries_dev.sh "$s" 0 "$out/$set.dev" 2> /dev/null
         train=$out/$set.dev/train.nl countries=$out/$set.dev/dev.txt
       fi
       recipe=(--batch 50)
