@@ -17,8 +17,13 @@ constexpr std::size_t kChunk = 256;
 
 }  // namespace
 
-std::vector<double> score_atoms(const Model& model, const std::vector<Atom>& atoms, const std::string& index) {
-  FactSelector selector(model, index.empty() ? model.prover.index : index);
+std::vector<double> score_atoms(const Model& model, const std::vector<Atom>& atoms, const ScoreOptions& options) {
+  const bool use_proofs = options.source != ScoreSource::ComplexOnly;
+  const bool use_complex = model.prover.complex && options.source != ScoreSource::ProofOnly;
+  if (options.source == ScoreSource::ComplexOnly && !model.prover.complex)
+    throw std::invalid_argument("the model was trained without ComplEx (ntp train --complex)");
+  if (!use_proofs) return complex_scores(model, atoms);
+  FactSelector selector(model, options.index.empty() ? model.prover.index : options.index);
   Prover prover(model, selector, model.prover);
   std::vector<double> scores;
   scores.reserve(atoms.size());
@@ -28,7 +33,7 @@ std::vector<double> score_atoms(const Model& model, const std::vector<Atom>& ato
     const std::vector<double> chunk = score_goals(model, prover.search(goals));
     scores.insert(scores.end(), chunk.begin(), chunk.end());
   }
-  if (model.prover.complex) {
+  if (use_complex) {
     const std::vector<double> link = complex_scores(model, atoms);
     for (std::size_t i = 0; i < scores.size(); ++i) scores[i] = std::max(scores[i], link[i]);
   }
@@ -37,7 +42,7 @@ std::vector<double> score_atoms(const Model& model, const std::vector<Atom>& ato
 
 CountriesResult evaluate_countries(const Model& model, const std::vector<std::string>& test_countries,
                                    const std::vector<std::string>& regions, const std::vector<Atom>& truth,
-                                   const std::string& index) {
+                                   const ScoreOptions& options) {
   const int located_in = model.kb.predicates.find("locatedIn");
   if (located_in < 0) throw std::invalid_argument("countries protocol: the model has no predicate 'locatedIn'");
   std::unordered_set<Atom, AtomHash> true_facts(truth.begin(), truth.end());
@@ -55,7 +60,7 @@ CountriesResult evaluate_countries(const Model& model, const std::vector<std::st
       atoms.push_back(std::move(a));
     }
   CountriesResult result;
-  const std::vector<double> scores = score_atoms(model, atoms, index);
+  const std::vector<double> scores = score_atoms(model, atoms, options);
   result.auc_pr = average_precision(scores, labels);
   result.scored = static_cast<int>(scores.size());
   result.positives = static_cast<int>(std::count(labels.begin(), labels.end(), 1));
@@ -63,7 +68,7 @@ CountriesResult evaluate_countries(const Model& model, const std::vector<std::st
 }
 
 RankingResult evaluate_ranking(const Model& model, const std::vector<Atom>& test,
-                                const std::unordered_set<Atom, AtomHash>& known, const std::string& index) {
+                                const std::unordered_set<Atom, AtomHash>& known, const ScoreOptions& options) {
   // For each test triple and each corrupted side: the true atom first, then
   // every corruption that is not a known fact.
   std::vector<Atom> atoms;
@@ -82,7 +87,7 @@ RankingResult evaluate_ranking(const Model& model, const std::vector<Atom>& test
       if (t.args.size() == 1) break;
     }
   }
-  const std::vector<double> scores = score_atoms(model, atoms, index);
+  const std::vector<double> scores = score_atoms(model, atoms, options);
   std::vector<double> mean_ranks, optimistic_ranks;
   for (const auto& [begin, end] : groups) {
     std::vector<double> corruptions(scores.begin() + static_cast<std::ptrdiff_t>(begin) + 1,
@@ -95,11 +100,11 @@ RankingResult evaluate_ranking(const Model& model, const std::vector<Atom>& test
 
 ClassificationResult evaluate_classification(const Model& model, const std::vector<Atom>& dev,
                                              const std::vector<int>& dev_labels, const std::vector<Atom>& test,
-                                             const std::vector<int>& test_labels, const std::string& index) {
+                                             const std::vector<int>& test_labels, const ScoreOptions& options) {
   if (dev.size() != dev_labels.size() || test.size() != test_labels.size())
     throw std::invalid_argument("classification: atoms and labels differ in number");
-  const std::vector<double> dev_scores = score_atoms(model, dev, index);
-  const std::vector<double> test_scores = score_atoms(model, test, index);
+  const std::vector<double> dev_scores = score_atoms(model, dev, options);
+  const std::vector<double> test_scores = score_atoms(model, test, options);
   ClassificationResult r;
   const double global = best_threshold(dev_scores, dev_labels);
   r.accuracy_global = accuracy(test_scores, test_labels, global);

@@ -18,9 +18,18 @@
 
 namespace ntp {
 
-// Proof scores of ground atoms (no masking: test atoms are not in the KB).
-// `index` overrides the model's fact selector kind when not empty.
-std::vector<double> score_atoms(const Model& model, const std::vector<Atom>& atoms, const std::string& index = "");
+// What an evaluation scores with. An NTPλ model's score is max(proof,
+// ComplEx); the two parts can be measured alone, to see which does the work.
+enum class ScoreSource { Model, ProofOnly, ComplexOnly };
+
+struct ScoreOptions {
+  std::string index;  // overrides the model's fact selector kind when not empty
+  ScoreSource source = ScoreSource::Model;
+};
+
+// Scores of ground atoms (no masking: test atoms are not in the KB). Throws
+// std::invalid_argument for ComplexOnly on a model trained without ComplEx.
+std::vector<double> score_atoms(const Model& model, const std::vector<Atom>& atoms, const ScoreOptions& options = {});
 
 struct CountriesResult {
   double auc_pr = 0;  // average precision, in [0, 1]
@@ -28,7 +37,7 @@ struct CountriesResult {
 };
 CountriesResult evaluate_countries(const Model& model, const std::vector<std::string>& test_countries,
                                    const std::vector<std::string>& regions, const std::vector<Atom>& truth,
-                                   const std::string& index = "");
+                                   const ScoreOptions& options = {});
 
 // The same ranks summarised twice: with ties at their mean rank (what we
 // report) and optimistically (as the reference implementations do).
@@ -38,7 +47,7 @@ struct RankingResult {
 };
 // `known` holds every true atom to filter out (train ∪ dev ∪ test).
 RankingResult evaluate_ranking(const Model& model, const std::vector<Atom>& test,
-                                const std::unordered_set<Atom, AtomHash>& known, const std::string& index = "");
+                                const std::unordered_set<Atom, AtomHash>& known, const ScoreOptions& options = {});
 
 struct ClassificationResult {
   double accuracy_per_relation = 0;  // test accuracy, one threshold per relation (from dev)
@@ -48,6 +57,6 @@ struct ClassificationResult {
 };
 ClassificationResult evaluate_classification(const Model& model, const std::vector<Atom>& dev,
                                              const std::vector<int>& dev_labels, const std::vector<Atom>& test,
-                                             const std::vector<int>& test_labels, const std::string& index = "");
+                                             const std::vector<int>& test_labels, const ScoreOptions& options = {});
 
 }  // namespace ntp

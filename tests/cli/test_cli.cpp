@@ -98,6 +98,13 @@ TEST_CASE("train, eval, rules and prove on the bundled family KB") {
   const std::string optimistic = json.substr(json.find("\"optimistic\":"));
   CHECK(json_value(optimistic, "mrr") >= mrr);
   CHECK(json_value(optimistic, "hits@1") >= h1);
+  // A model without ComplEx: --score proof is its score; --score complex is refused.
+  const Run proof_only = ntp("eval --model " + model + " --protocol ranking --test " + kFamily + "/test.nl --score proof --json");
+  REQUIRE_MESSAGE(proof_only.status == 0, proof_only.err);
+  CHECK(last_line(proof_only.out) == json);
+  const Run no_complex = ntp("eval --model " + model + " --protocol ranking --test " + kFamily + "/test.nl --score complex");
+  CHECK(no_complex.status == 2);
+  CHECK(no_complex.err.find("trained without --complex") != std::string::npos);
 
   const Run rules = ntp("rules --model " + model + " --min-confidence 0");
   REQUIRE(rules.status == 0);

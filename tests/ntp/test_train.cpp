@@ -169,3 +169,30 @@ TEST_CASE("filtered ranking removes known corruptions before ranking") {
   CHECK(raw.hits1 == doctest::Approx(0.5));
   CHECK(raw.hits3 == doctest::Approx(1.0));
 }
+
+TEST_CASE("an NTPλ model's score is the max of its proof and ComplEx scores, each available alone") {
+  InverseKb data;
+  ntp::ProverConfig config;
+  config.complex = true;
+  ntp::Model model = ntp::make_model(data.kb, 10, config, 3);
+  ntp::TrainOptions o = quick_options();
+  o.epochs = 5;
+  ntp::train(model, o, nullptr);
+  std::vector<ntp::Atom> atoms = data.held_out;
+  atoms.insert(atoms.end(), data.corrupted.begin(), data.corrupted.end());
+  const auto both = ntp::score_atoms(model, atoms);
+  const auto proof = ntp::score_atoms(model, atoms, {"", ntp::ScoreSource::ProofOnly});
+  const auto link = ntp::score_atoms(model, atoms, {"", ntp::ScoreSource::ComplexOnly});
+  int proof_wins = 0, link_wins = 0;
+  for (std::size_t i = 0; i < atoms.size(); ++i) {
+    CHECK(both[i] == std::max(proof[i], link[i]));
+    (proof[i] > link[i] ? proof_wins : link_wins) += 1;
+  }
+  CHECK(proof != link);
+  MESSAGE("proof higher for " << proof_wins << " atoms, ComplEx for " << link_wins);
+
+  ntp::Model plain = ntp::make_model(data.kb, 10, ntp::ProverConfig{}, 3);
+  CHECK(ntp::score_atoms(plain, atoms, {"", ntp::ScoreSource::ProofOnly}) == ntp::score_atoms(plain, atoms));
+  CHECK_THROWS_WITH_AS(ntp::score_atoms(plain, atoms, {"", ntp::ScoreSource::ComplexOnly}),
+                       doctest::Contains("without ComplEx"), std::invalid_argument);
+}

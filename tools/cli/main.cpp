@@ -196,6 +196,17 @@ std::string ranking_fields(const ntp::RankingMetrics& m) {
          json_number(m.hits3) + ",\"hits@10\":" + json_number(m.hits10);
 }
 
+// The --score option of `ntp eval`.
+ntp::ScoreSource score_source(const std::string& name, const ntp::Model& model) {
+  if (name == "model") return ntp::ScoreSource::Model;
+  if (name == "proof") return ntp::ScoreSource::ProofOnly;
+  if (name == "complex") {
+    if (!model.prover.complex) throw UsageError("--score complex: the model was trained without --complex");
+    return ntp::ScoreSource::ComplexOnly;
+  }
+  throw UsageError("--score is model, proof or complex, got '" + name + "'");
+}
+
 int cmd_eval(int argc, char** argv) {
   cxxopts::Options o("ntp eval", "Evaluate a model with one of the NTP protocols.");
   o.add_options()
@@ -210,6 +221,8 @@ int cmd_eval(int argc, char** argv) {
      cxxopts::value<std::vector<std::string>>())
     ("k", "override the facts kept per or-step", cxxopts::value<int>())
     ("index", "override the fact selector", cxxopts::value<std::string>()->default_value(""))
+    ("score", "model (the model's score), proof (proofs only) or complex (ComplEx only); the last two "
+     "take an NTPλ model apart", cxxopts::value<std::string>()->default_value("model"))
     ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
     ("json", "print the metrics as one JSON object on the last line");
   const auto r = parse(o, argc, argv);
@@ -217,7 +230,9 @@ int cmd_eval(int argc, char** argv) {
   set_threads(r);
   ntp::Model model = ntp::load_model(get<std::string>(r, "model"));
   if (r.count("k")) model.prover.k_facts = r["k"].as<int>();
-  const std::string index = r["index"].as<std::string>();
+  ntp::ScoreOptions scoring;
+  scoring.index = r["index"].as<std::string>();
+  scoring.source = score_source(r["score"].as<std::string>(), model);
   const std::string protocol = get<std::string>(r, "protocol");
   const std::string test = get<std::string>(r, "test");
   std::string json;
@@ -232,7 +247,7 @@ int cmd_eval(int argc, char** argv) {
           std::all_of(a.args.begin(), a.args.end(), [&](int c) { return c < model.kb.constants.size(); }))
         truth.push_back(a);
     const auto res = ntp::evaluate_countries(model, ntp::read_names(test), ntp::read_names(get<std::string>(r, "regions")),
-                                             truth, index);
+                                             truth, scoring);
     std::cout << "AUC-PR " << 100 * res.auc_pr << " over " << res.scored << " atoms (" << res.positives << " true)\n";
     json = "{\"auc_pr\":" + json_number(res.auc_pr) + "}";
   } else if (protocol == "ranking") {
@@ -243,7 +258,7 @@ int cmd_eval(int argc, char** argv) {
     if (r.count("filter"))
       for (const std::string& f : r["filter"].as<std::vector<std::string>>())
         for (const ntp::Atom& a : read_true_atoms(f, model.kb, ntp::NewSymbols::Refuse)) known.insert(a);
-    const auto result = ntp::evaluate_ranking(model, atoms, known, index);
+    const auto result = ntp::evaluate_ranking(model, atoms, known, scoring);
     const ntp::RankingMetrics& m = result.mean_ties;
     const ntp::RankingMetrics& o = result.optimistic_ties;
     std::printf("MRR %.4f  HITS@1 %.4f  HITS@3 %.4f  HITS@10 %.4f  (%d ranks, ties by mean rank)\n", m.mrr, m.hits1,
@@ -259,7 +274,7 @@ int cmd_eval(int argc, char** argv) {
     std::vector<int> dev_labels, test_labels;
     for (const auto& l : dev) { dev_atoms.push_back(l.atom); dev_labels.push_back(l.label); }
     for (const auto& l : tst) { test_atoms.push_back(l.atom); test_labels.push_back(l.label); }
-    const auto c = ntp::evaluate_classification(model, dev_atoms, dev_labels, test_atoms, test_labels, index);
+    const auto c = ntp::evaluate_classification(model, dev_atoms, dev_labels, test_atoms, test_labels, scoring);
     std::printf("accuracy %.4f (per-relation thresholds; dev %.4f), %.4f (global threshold; dev %.4f)\n",
                 c.accuracy_per_relation, c.dev_accuracy_per_relation, c.accuracy_global, c.dev_accuracy_global);
     json = "{\"accuracy\":" + json_number(c.accuracy_per_relation) + ",\"accuracy_global\":" +
