@@ -78,7 +78,6 @@ double average_precision(const std::vector<double>& scores, const std::vector<in
   return ap;
 }
 
-
 double tie_mean_rank(double true_score, const std::vector<double>& corruption_scores) {
   const auto [greater, equal] = above_and_equal("tie_mean_rank", true_score, corruption_scores);
   return 1 + greater + equal / 2;

@@ -236,6 +236,9 @@ int cmd_eval(int argc, char** argv) {
   const std::string protocol = get<std::string>(r, "protocol");
   const std::string test = get<std::string>(r, "test");
   std::string json;
+  if (scoring.source != ntp::ScoreSource::Model)
+    std::cout << "scoring with the " << (scoring.source == ntp::ScoreSource::ProofOnly ? "proofs" : "ComplEx part")
+              << " only, not the model's score\n";
 
   if (protocol == "countries") {
     // The truth file may name countries the model never saw; read it into a
