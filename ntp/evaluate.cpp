@@ -18,11 +18,11 @@ constexpr std::size_t kChunk = 256;
 }  // namespace
 
 std::vector<double> score_atoms(const Model& model, const std::vector<Atom>& atoms, const ScoreOptions& options) {
-  const bool use_proofs = options.source != ScoreSource::ComplexOnly;
-  const bool use_complex = model.prover.complex && options.source != ScoreSource::ProofOnly;
-  if (options.source == ScoreSource::ComplexOnly && !model.prover.complex)
-    throw std::invalid_argument("the model was trained without ComplEx (ntp train --complex)");
-  if (!use_proofs) return complex_scores(model, atoms);
+  if (options.source == ScoreSource::ComplexOnly) {
+    if (!model.prover.complex)
+      throw std::invalid_argument("the model was trained without ComplEx (ntp train --complex)");
+    return complex_scores(model, atoms);
+  }
   FactSelector selector(model, options.index.empty() ? model.prover.index : options.index);
   Prover prover(model, selector, model.prover);
   std::vector<double> scores;
@@ -33,7 +33,7 @@ std::vector<double> score_atoms(const Model& model, const std::vector<Atom>& ato
     const std::vector<double> chunk = score_goals(model, prover.search(goals));
     scores.insert(scores.end(), chunk.begin(), chunk.end());
   }
-  if (use_complex) {
+  if (model.prover.complex && options.source == ScoreSource::Model) {
     const std::vector<double> link = complex_scores(model, atoms);
     for (std::size_t i = 0; i < scores.size(); ++i) scores[i] = std::max(scores[i], link[i]);
   }
