@@ -3,6 +3,7 @@
 
 #include "autodiff/ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -57,6 +58,10 @@ std::vector<double> complex_scores(const Model& model, const std::vector<Atom>& 
     out.push_back(1.0 / (1.0 + std::exp(-logit)));
   }
   return out;
+}
+
+double join_scores(Combine rule, double proof, double link) {
+  return rule == Combine::Max ? std::max(proof, link) : 0.5 * (proof + link);
 }
 
 }  // namespace ntp

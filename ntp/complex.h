@@ -3,8 +3,9 @@
 // is the real part, the second half the imaginary part, and
 //     score(p(s, o)) = sigmoid(Re(Σ_i p_i s_i conj(o_i)))
 //                    = sigmoid(Σ p_re s_re o_re + p_re s_im o_im + p_im s_re o_im - p_im s_im o_re).
-// With it on, an atom's score is max(NTP proof score, ComplEx score), and
-// training minimises the sum of both cross-entropies.
+// With it on, training minimises the sum of both cross-entropies, and an atom's
+// score joins its proof score and its ComplEx score by the model's Combine rule:
+// their max (NTP.md) or their mean.
 #pragma once
 
 #include "autodiff/tape.h"
@@ -18,5 +19,8 @@ namespace ntp {
 ad::Var complex_scores(ad::Tape& tape, Model& model, const std::vector<Atom>& atoms);
 // The same without a tape.
 std::vector<double> complex_scores(const Model& model, const std::vector<Atom>& atoms);
+
+// An NTPλ score from an atom's proof score and ComplEx score.
+double join_scores(Combine rule, double proof, double link);
 
 }  // namespace ntp

@@ -18,11 +18,11 @@ constexpr std::size_t kChunk = 256;
 }  // namespace
 
 std::vector<double> score_atoms(const Model& model, const std::vector<Atom>& atoms, const ScoreOptions& options) {
-  if (options.source == ScoreSource::ComplexOnly) {
-    if (!model.prover.complex)
-      throw std::invalid_argument("the model was trained without ComplEx (ntp train --complex)");
-    return complex_scores(model, atoms);
-  }
+  const bool uses_complex = options.source == ScoreSource::ComplexOnly || options.source == ScoreSource::MaxOfBoth ||
+                            options.source == ScoreSource::MeanOfBoth;
+  if (uses_complex && !model.prover.complex)
+    throw std::invalid_argument("the model was trained without ComplEx (ntp train --complex)");
+  if (options.source == ScoreSource::ComplexOnly) return complex_scores(model, atoms);
   FactSelector selector(model, options.index.empty() ? model.prover.index : options.index);
   Prover prover(model, selector, model.prover);
   std::vector<double> scores;
@@ -33,10 +33,12 @@ std::vector<double> score_atoms(const Model& model, const std::vector<Atom>& ato
     const std::vector<double> chunk = score_goals(model, prover.search(goals));
     scores.insert(scores.end(), chunk.begin(), chunk.end());
   }
-  if (model.prover.complex && options.source == ScoreSource::Model) {
-    const std::vector<double> link = complex_scores(model, atoms);
-    for (std::size_t i = 0; i < scores.size(); ++i) scores[i] = std::max(scores[i], link[i]);
-  }
+  if (!model.prover.complex || options.source == ScoreSource::ProofOnly) return scores;
+  const Combine rule = options.source == ScoreSource::MaxOfBoth    ? Combine::Max
+                       : options.source == ScoreSource::MeanOfBoth ? Combine::Mean
+                                                                   : model.prover.combine;
+  const std::vector<double> link = complex_scores(model, atoms);
+  for (std::size_t i = 0; i < scores.size(); ++i) scores[i] = join_scores(rule, scores[i], link[i]);
   return scores;
 }
 

@@ -18,9 +18,10 @@
 
 namespace ntp {
 
-// What an evaluation scores with. An NTPλ model's score is max(proof,
-// ComplEx); the two parts can be measured alone, to see which does the work.
-enum class ScoreSource { Model, ProofOnly, ComplexOnly };
+// What an evaluation scores with. An NTPλ model's score joins its proof and
+// ComplEx scores by the model's Combine rule; the two parts can be measured
+// alone, to see which does the work, or joined by the other rule.
+enum class ScoreSource { Model, ProofOnly, ComplexOnly, MaxOfBoth, MeanOfBoth };
 
 struct ScoreOptions {
   std::string index;  // overrides the model's fact selector kind when not empty
@@ -28,7 +29,8 @@ struct ScoreOptions {
 };
 
 // Scores of ground atoms (no masking: test atoms are not in the KB). Throws
-// std::invalid_argument for ComplexOnly on a model trained without ComplEx.
+// std::invalid_argument for ComplexOnly, MaxOfBoth or MeanOfBoth on a model
+// trained without ComplEx.
 std::vector<double> score_atoms(const Model& model, const std::vector<Atom>& atoms, const ScoreOptions& options = {});
 
 struct CountriesResult {

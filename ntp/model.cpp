@@ -17,7 +17,9 @@ namespace ntp {
 namespace {
 
 constexpr char kMagic[8] = {'N', 'T', 'P', 'M', 'O', 'D', 'E', 'L'};
-constexpr std::uint32_t kVersion = 2;  // 2: ProverConfig::complex
+constexpr std::uint32_t kVersion = 3;  // 2: ProverConfig::complex; 3: ProverConfig::combine
+// Version 2 files still load: they are NTPλ models with the max rule.
+constexpr std::uint32_t kOldestVersion = 2;
 
 void init_uniform(ad::Parameter& p, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> u(-1.0, 1.0);
@@ -211,6 +213,7 @@ void save_model(const Model& m, const std::string& path) {
     w.i32(kVersion);
     w.i32(m.prover.depth); w.i32(m.prover.k_facts); w.i32(m.prover.k_rules); w.str(m.prover.index);
     w.i32(m.prover.complex);
+    w.i32(static_cast<std::int32_t>(m.prover.combine));
     w.i32(m.dim); w.i32(m.num_kb_predicates);
     write_vocabulary(w, m.kb.predicates);
     write_vocabulary(w, m.kb.constants);
@@ -258,12 +261,15 @@ Model load_model(std::istream& in, const std::string& path) {
   r.bytes(magic, sizeof magic);
   if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) r.fail("not an ntp model file (bad magic number)");
   const std::int32_t version = r.i32();
-  if (version != static_cast<std::int32_t>(kVersion))
-    r.fail("model file version " + std::to_string(version) + ", this program reads version " +
-           std::to_string(kVersion) + ": retrain with `ntp train`");
+  if (version < static_cast<std::int32_t>(kOldestVersion) || version > static_cast<std::int32_t>(kVersion))
+    r.fail("model file version " + std::to_string(version) + ", this program reads versions " +
+           std::to_string(kOldestVersion) + " to " + std::to_string(kVersion) + ": retrain with `ntp train`");
   ProverConfig prover;
   prover.depth = r.i32(); prover.k_facts = r.i32(); prover.k_rules = r.i32(); prover.index = r.str();
   prover.complex = r.i32() != 0;
+  const std::int32_t combine = version >= 3 ? r.i32() : 0;
+  if (combine != 0 && combine != 1) r.fail("corrupt model file (combine rule " + std::to_string(combine) + ")");
+  prover.combine = combine == 0 ? Combine::Max : Combine::Mean;
   if (prover.depth < 0 || prover.depth > ProverConfig::kMaxDepth || prover.k_facts < 0 || prover.k_rules < 0 ||
       !is_selector_kind(prover.index))
     r.fail("corrupt model file (prover settings: depth " + std::to_string(prover.depth) + ", k " +

@@ -21,6 +21,13 @@
 
 namespace ntp {
 
+// How an NTPλ model joins its two scores of an atom, the proof score and the
+// ComplEx score. Training is the same for both (the sum of the two
+// cross-entropies); only the final score differs. Max is NTP.md's rule; Mean
+// also lets the second opinion order atoms whose best score is equal, which
+// proofs over exact facts often are (see docs/RESULTS.md).
+enum class Combine { Max = 0, Mean = 1 };  // the values are stored in model files
+
 // How proofs are searched. Stored in the model so that evaluation proves the
 // way training did (the CLI may override k and the index).
 struct ProverConfig {
@@ -31,7 +38,8 @@ struct ProverConfig {
   int k_facts = 1;        // facts kept per `or` step; 0 = every fact (exhaustive)
   int k_rules = 0;        // rules kept per `or` step, nearest heads first; 0 = all rules
   std::string index = "auto";  // fact selector: auto|table|brute|kdtree|hnsw
-  bool complex = false;   // NTPλ: also score with ComplEx, final score = max (complex.h)
+  bool complex = false;   // NTPλ: also score with ComplEx (complex.h)
+  Combine combine = Combine::Max;  // NTPλ: how the proof and ComplEx scores join
 };
 
 // One instantiated rule. Atoms use table rows: a RuleAtom's predicate has

@@ -105,6 +105,9 @@ TEST_CASE("train, eval, rules and prove on the bundled family KB") {
   const Run no_complex = ntp("eval --model " + model + " --protocol ranking --test " + kFamily + "/test.nl --score complex");
   CHECK(no_complex.status == 2);
   CHECK(no_complex.err.find("trained without --complex") != std::string::npos);
+  const Run no_mean = ntp("eval --model " + model + " --protocol ranking --test " + kFamily + "/test.nl --score mean");
+  CHECK(no_mean.status == 2);
+  CHECK(no_mean.err.find("--score mean: the model was trained without --complex") != std::string::npos);
 
   const Run rules = ntp("rules --model " + model + " --min-confidence 0");
   REQUIRE(rules.status == 0);
@@ -127,6 +130,25 @@ TEST_CASE("train, eval, rules and prove on the bundled family KB") {
   CHECK(refused.err.find("zeus") != std::string::npos);
 }
 
+TEST_CASE("an NTPλ model trained with --combine mean scores, evaluates and proves with the mean") {
+  const std::string model = kWork + "/family-mean.ntp";
+  const Run train = ntp("train --train " + kFamily + "/train.nl --templates " + kFamily + "/family.nlt --model " +
+                        model + " --dim 10 --epochs 2 --seed 1 --threads 1 --quiet --complex --combine mean");
+  REQUIRE_MESSAGE(train.status == 0, train.err);
+  const std::string eval = "eval --model " + model + " --protocol ranking --test " + kFamily + "/test.nl --json";
+  const Run own = ntp(eval), mean = ntp(eval + " --score mean"), max = ntp(eval + " --score max");
+  REQUIRE(own.status == 0);
+  REQUIRE(mean.status == 0);
+  REQUIRE(max.status == 0);
+  CHECK(last_line(mean.out) == last_line(own.out));
+  CHECK(own.out.find("not the model's") == std::string::npos);
+  CHECK(max.out.find("scoring with max(proof, ComplEx), not the model's mean") != std::string::npos);
+
+  const Run prove = ntp("prove --model " + model + " \"grandfatherOf(m15, m24)\"");
+  REQUIRE_MESSAGE(prove.status == 0, prove.err);
+  CHECK(prove.out.find("NTPλ score mean(proof, ComplEx) = ") != std::string::npos);
+}
+
 TEST_CASE("bad input is refused with the file, the line and what was wrong") {
   write("broken.nl", "p(a,b).\np(a,c)\np(c,d).\n");
   const Run broken = ntp("train --train " + kWork + "/broken.nl --model " + kWork + "/never.ntp --epochs 1");
@@ -141,6 +163,16 @@ TEST_CASE("bad input is refused with the file, the line and what was wrong") {
   const Run no_model = ntp("train --train " + kFamily + "/train.nl");
   CHECK(no_model.status == 2);
   CHECK(no_model.err.find("missing required option --model") != std::string::npos);
+
+  // --combine joins the two scores of NTPλ: it needs --complex, and is max or mean.
+  const Run lone_combine = ntp("train --train " + kFamily + "/train.nl --model " + kWork + "/never.ntp --combine mean");
+  CHECK(lone_combine.status == 2);
+  CHECK(lone_combine.err.find("--combine needs --complex") != std::string::npos);
+  const Run bad_combine =
+      ntp("train --train " + kFamily + "/train.nl --model " + kWork + "/never.ntp --complex --combine median");
+  CHECK(bad_combine.status == 2);
+  CHECK(bad_combine.err.find("--combine is max or mean, got 'median'") != std::string::npos);
+  CHECK(!std::ifstream(kWork + "/never.ntp").good());
 
   const Run unwritable = ntp("train --train " + kFamily + "/train.nl --model " + kWork + "/no/such/dir/m.ntp");
   CHECK(unwritable.status == 1);

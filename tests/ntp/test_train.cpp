@@ -191,8 +191,45 @@ TEST_CASE("an NTPλ model's score is the max of its proof and ComplEx scores, ea
   CHECK(proof != link);
   MESSAGE("proof higher for " << proof_wins << " atoms, ComplEx for " << link_wins);
 
+  // The mean rule: the same two parts, averaged, whether asked for at
+  // evaluation or stored in the model; max can be asked of a mean model.
+  const auto mean = ntp::score_atoms(model, atoms, {"", ntp::ScoreSource::MeanOfBoth});
+  for (std::size_t i = 0; i < atoms.size(); ++i) CHECK(mean[i] == doctest::Approx((proof[i] + link[i]) / 2));
+  CHECK(ntp::score_atoms(model, atoms, {"", ntp::ScoreSource::MaxOfBoth}) == both);
+  model.prover.combine = ntp::Combine::Mean;
+  CHECK(ntp::score_atoms(model, atoms) == mean);
+  CHECK(ntp::score_atoms(model, atoms, {"", ntp::ScoreSource::MaxOfBoth}) == both);
+
   ntp::Model plain = ntp::make_model(data.kb, 10, ntp::ProverConfig{}, 3);
   CHECK(ntp::score_atoms(plain, atoms, {"", ntp::ScoreSource::ProofOnly}) == ntp::score_atoms(plain, atoms));
-  CHECK_THROWS_WITH_AS(ntp::score_atoms(plain, atoms, {"", ntp::ScoreSource::ComplexOnly}),
-                       doctest::Contains("without ComplEx"), std::invalid_argument);
+  for (const auto source : {ntp::ScoreSource::ComplexOnly, ntp::ScoreSource::MaxOfBoth, ntp::ScoreSource::MeanOfBoth})
+    CHECK_THROWS_WITH_AS(ntp::score_atoms(plain, atoms, {"", source}), doctest::Contains("without ComplEx"),
+                         std::invalid_argument);
+}
+
+TEST_CASE("an NTPλ model keeps its combine rule through a file, and a version 2 file loads as max") {
+  InverseKb data;
+  ntp::ProverConfig config;
+  config.complex = true;
+  config.combine = ntp::Combine::Mean;
+  const ntp::Model model = ntp::make_model(data.kb, 6, config, 2);
+  const std::string path = std::string(NTP_BINARY_DIR) + "/test_combine.ntp";
+  const std::string bytes = bytes_of(model, path);
+  CHECK(ntp::load_model(path).prover.combine == ntp::Combine::Mean);
+
+  // Version 2 had no combine field: it followed the complex flag, after the
+  // magic (8), version, depth, k, k-rules (4 each) and the index string.
+  const std::size_t combine_at = 8 + 4 * 4 + 4 + model.prover.index.size() + 4;
+  std::string version2 = bytes.substr(0, combine_at) + bytes.substr(combine_at + 4);
+  version2[8] = 2;
+  std::ofstream(path, std::ios::binary) << version2;
+  const ntp::Model old = ntp::load_model(path);
+  CHECK(old.prover.complex);
+  CHECK(old.prover.combine == ntp::Combine::Max);
+  CHECK(old.constants.value == model.constants.value);
+
+  std::string bad_rule = bytes;
+  bad_rule[combine_at] = 7;
+  std::ofstream(path, std::ios::binary) << bad_rule;
+  CHECK_THROWS_WITH_AS(ntp::load_model(path), doctest::Contains("combine rule 7"), std::runtime_error);
 }

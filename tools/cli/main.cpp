@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -129,7 +130,9 @@ int cmd_train(int argc, char** argv) {
     ("k", "facts kept per or-step (0 = all: exhaustive NTP)", cxxopts::value<int>()->default_value("1"))
     ("k-rules", "rules kept per or-step (0 = all)", cxxopts::value<int>()->default_value("0"))
     ("index", "fact selector: auto, table, brute, kdtree, hnsw", cxxopts::value<std::string>()->default_value("auto"))
-    ("complex", "NTPλ: train ComplEx jointly on the same embeddings; score = max(NTP, ComplEx)")
+    ("complex", "NTPλ: train ComplEx jointly on the same embeddings; score = max (or mean) of NTP and ComplEx")
+    ("combine", "NTPλ: join the proof and ComplEx scores by their max or their mean",
+     cxxopts::value<std::string>()->default_value("max"))
     ("refresh", "steps between rebuilds of the fact index (0 = 1 for table, 100 for ANN indices)",
      cxxopts::value<int>()->default_value("0"))
     ("seed", "random seed", cxxopts::value<unsigned long long>()->default_value("0"))
@@ -138,6 +141,9 @@ int cmd_train(int argc, char** argv) {
   const auto r = parse(o, argc, argv);
   check_non_negative(r, {"k", "k-rules", "refresh", "threads", "depth", "epochs", "negatives"});
   if (r.count("complex") && r["dim"].as<int>() % 2 != 0) throw UsageError("--complex needs an even --dim");
+  const std::string combine = r["combine"].as<std::string>();
+  if (combine != "max" && combine != "mean") throw UsageError("--combine is max or mean, got '" + combine + "'");
+  if (r.count("combine") && !r.count("complex")) throw UsageError("--combine needs --complex (it joins NTP and ComplEx)");
   if (r["depth"].as<int>() > ntp::ProverConfig::kMaxDepth)
     throw UsageError("--depth must be at most " + std::to_string(ntp::ProverConfig::kMaxDepth) + " (the search grows "
                      "exponentially with depth), got " + std::to_string(r["depth"].as<int>()));
@@ -166,6 +172,7 @@ int cmd_train(int argc, char** argv) {
   prover.k_rules = r["k-rules"].as<int>();
   prover.index = r["index"].as<std::string>();
   prover.complex = r.count("complex") > 0;
+  prover.combine = combine == "mean" ? ntp::Combine::Mean : ntp::Combine::Max;
   ntp::Model model = ntp::make_model(std::move(kb), r["dim"].as<int>(), prover, r["seed"].as<unsigned long long>());
   model.filter_facts = std::move(extra);
 
@@ -200,11 +207,26 @@ std::string ranking_fields(const ntp::RankingMetrics& m) {
 ntp::ScoreSource score_source(const std::string& name, const ntp::Model& model) {
   if (name == "model") return ntp::ScoreSource::Model;
   if (name == "proof") return ntp::ScoreSource::ProofOnly;
-  if (name == "complex") {
-    if (!model.prover.complex) throw UsageError("--score complex: the model was trained without --complex");
-    return ntp::ScoreSource::ComplexOnly;
+  const std::map<std::string, ntp::ScoreSource> needs_complex = {
+      {"complex", ntp::ScoreSource::ComplexOnly}, {"max", ntp::ScoreSource::MaxOfBoth}, {"mean", ntp::ScoreSource::MeanOfBoth}};
+  const auto it = needs_complex.find(name);
+  if (it == needs_complex.end()) throw UsageError("--score is model, proof, complex, max or mean, got '" + name + "'");
+  if (!model.prover.complex) throw UsageError("--score " + name + ": the model was trained without --complex");
+  return it->second;
+}
+
+// What stdout says when `ntp eval` does not score with the model's own rule.
+std::string score_source_note(ntp::ScoreSource source, const ntp::Model& model) {
+  switch (source) {
+    case ntp::ScoreSource::ProofOnly: return "scoring with the proofs only, not the model's score";
+    case ntp::ScoreSource::ComplexOnly: return "scoring with the ComplEx part only, not the model's score";
+    case ntp::ScoreSource::MaxOfBoth:
+      return model.prover.combine == ntp::Combine::Max ? "" : "scoring with max(proof, ComplEx), not the model's mean";
+    case ntp::ScoreSource::MeanOfBoth:
+      return model.prover.combine == ntp::Combine::Mean ? "" : "scoring with mean(proof, ComplEx), not the model's max";
+    case ntp::ScoreSource::Model: break;
   }
-  throw UsageError("--score is model, proof or complex, got '" + name + "'");
+  return "";
 }
 
 int cmd_eval(int argc, char** argv) {
@@ -221,8 +243,8 @@ int cmd_eval(int argc, char** argv) {
      cxxopts::value<std::vector<std::string>>())
     ("k", "override the facts kept per or-step", cxxopts::value<int>())
     ("index", "override the fact selector", cxxopts::value<std::string>()->default_value(""))
-    ("score", "model (the model's score), proof (proofs only) or complex (ComplEx only); the last two "
-     "take an NTPλ model apart", cxxopts::value<std::string>()->default_value("model"))
+    ("score", "model (the model's score), proof (proofs only), complex (ComplEx only), max or mean (of "
+     "proof and ComplEx); the last four take an NTPλ model apart", cxxopts::value<std::string>()->default_value("model"))
     ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
     ("json", "print the metrics as one JSON object on the last line");
   const auto r = parse(o, argc, argv);
@@ -236,9 +258,7 @@ int cmd_eval(int argc, char** argv) {
   const std::string protocol = get<std::string>(r, "protocol");
   const std::string test = get<std::string>(r, "test");
   std::string json;
-  if (scoring.source != ntp::ScoreSource::Model)
-    std::cout << "scoring with the " << (scoring.source == ntp::ScoreSource::ProofOnly ? "proofs" : "ComplEx part")
-              << " only, not the model's score\n";
+  if (const std::string note = score_source_note(scoring.source, model); !note.empty()) std::cout << note << "\n";
 
   if (protocol == "countries") {
     // The truth file may name countries the model never saw; read it into a
@@ -317,7 +337,8 @@ int cmd_prove(int argc, char** argv) {
   std::printf("%s  score %.4f  (%zu proofs searched)\n", ntp::to_string(model.kb, query).c_str(), score, order.size());
   if (model.prover.complex) {
     const double link = ntp::complex_scores(model, {query})[0];
-    std::printf("ComplEx score %.4f; NTPλ score max(proof, ComplEx) = %.4f\n", link, std::max(score, link));
+    std::printf("ComplEx score %.4f; NTPλ score %s(proof, ComplEx) = %.4f\n", link,
+                model.prover.combine == ntp::Combine::Max ? "max" : "mean", ntp::join_scores(model.prover.combine, score, link));
   }
 
   auto atom_text = [&](const ntp::Atom& a) {
