@@ -61,7 +61,12 @@ std::vector<double> complex_scores(const Model& model, const std::vector<Atom>& 
 }
 
 double join_scores(Combine rule, double proof, double link) {
-  return rule == Combine::Max ? std::max(proof, link) : 0.5 * (proof + link);
+  switch (rule) {
+    case Combine::Max: return std::max(proof, link);
+    case Combine::Mean: return 0.5 * (proof + link);
+    case Combine::Proof: break;
+  }
+  return proof;
 }
 
 }  // namespace ntp

@@ -4,8 +4,8 @@
 //     score(p(s, o)) = sigmoid(Re(Σ_i p_i s_i conj(o_i)))
 //                    = sigmoid(Σ p_re s_re o_re + p_re s_im o_im + p_im s_re o_im - p_im s_im o_re).
 // With it on, training minimises the sum of both cross-entropies, and an atom's
-// score joins its proof score and its ComplEx score by the model's Combine rule:
-// their max (NTP.md) or their mean.
+// score joins its proof score and its ComplEx score by the model's Combine rule
+// (model.h): their max (NTP.md), their mean, or the proof score alone.
 #pragma once
 
 #include "autodiff/tape.h"

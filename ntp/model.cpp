@@ -203,6 +203,15 @@ Model make_model(KnowledgeBase kb, int dim, ProverConfig prover, std::uint64_t s
   return m;
 }
 
+const char* combine_name(Combine rule) {
+  switch (rule) {
+    case Combine::Max: return "max";
+    case Combine::Mean: return "mean";
+    case Combine::Proof: return "proof";
+  }
+  return "?";
+}
+
 void save_model(const Model& m, const std::string& path) {
   const std::string tmp = path + ".tmp";
   {
@@ -268,8 +277,8 @@ Model load_model(std::istream& in, const std::string& path) {
   prover.depth = r.i32(); prover.k_facts = r.i32(); prover.k_rules = r.i32(); prover.index = r.str();
   prover.complex = r.i32() != 0;
   const std::int32_t combine = version >= 3 ? r.i32() : 0;
-  if (combine != 0 && combine != 1) r.fail("corrupt model file (combine rule " + std::to_string(combine) + ")");
-  prover.combine = combine == 0 ? Combine::Max : Combine::Mean;
+  if (combine < 0 || combine > 2) r.fail("corrupt model file (combine rule " + std::to_string(combine) + ")");
+  prover.combine = static_cast<Combine>(combine);
   if (prover.depth < 0 || prover.depth > ProverConfig::kMaxDepth || prover.k_facts < 0 || prover.k_rules < 0 ||
       !is_selector_kind(prover.index))
     r.fail("corrupt model file (prover settings: depth " + std::to_string(prover.depth) + ", k " +

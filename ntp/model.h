@@ -22,11 +22,15 @@
 namespace ntp {
 
 // How an NTPλ model joins its two scores of an atom, the proof score and the
-// ComplEx score. Training is the same for both (the sum of the two
-// cross-entropies); only the final score differs. Max is NTP.md's rule; Mean
-// also lets the second opinion order atoms whose best score is equal, which
-// proofs over exact facts often are (see docs/RESULTS.md).
-enum class Combine { Max = 0, Mean = 1 };  // the values are stored in model files
+// ComplEx score. Training is the same for all three (the sum of the two
+// cross-entropies); only the final score differs.
+//   Max    max(proof, ComplEx): NTP.md's rule.
+//   Mean   their mean: the second opinion also orders atoms whose best score
+//          is equal, as proofs over exact facts often are (docs/RESULTS.md).
+//   Proof  the proof score alone: ComplEx only shapes the shared embeddings
+//          during training, as an auxiliary task.
+enum class Combine { Max = 0, Mean = 1, Proof = 2 };  // the values are stored in model files
+const char* combine_name(Combine rule);  // "max", "mean", "proof"
 
 // How proofs are searched. Stored in the model so that evaluation proves the
 // way training did (the CLI may override k and the index).

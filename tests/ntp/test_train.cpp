@@ -170,7 +170,7 @@ TEST_CASE("filtered ranking removes known corruptions before ranking") {
   CHECK(raw.hits3 == doctest::Approx(1.0));
 }
 
-TEST_CASE("an NTPλ model's score is the max of its proof and ComplEx scores, each available alone") {
+TEST_CASE("an NTPλ model's score joins its proof and ComplEx scores by its rule, each part available alone") {
   InverseKb data;
   ntp::ProverConfig config;
   config.complex = true;
@@ -199,6 +199,9 @@ TEST_CASE("an NTPλ model's score is the max of its proof and ComplEx scores, ea
   model.prover.combine = ntp::Combine::Mean;
   CHECK(ntp::score_atoms(model, atoms) == mean);
   CHECK(ntp::score_atoms(model, atoms, {"", ntp::ScoreSource::MaxOfBoth}) == both);
+  model.prover.combine = ntp::Combine::Proof;  // ComplEx trained alongside, not scored
+  CHECK(ntp::score_atoms(model, atoms) == proof);
+  CHECK(ntp::score_atoms(model, atoms, {"", ntp::ScoreSource::MeanOfBoth}) == mean);
 
   ntp::Model plain = ntp::make_model(data.kb, 10, ntp::ProverConfig{}, 3);
   CHECK(ntp::score_atoms(plain, atoms, {"", ntp::ScoreSource::ProofOnly}) == ntp::score_atoms(plain, atoms));

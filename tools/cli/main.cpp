@@ -130,9 +130,9 @@ int cmd_train(int argc, char** argv) {
     ("k", "facts kept per or-step (0 = all: exhaustive NTP)", cxxopts::value<int>()->default_value("1"))
     ("k-rules", "rules kept per or-step (0 = all)", cxxopts::value<int>()->default_value("0"))
     ("index", "fact selector: auto, table, brute, kdtree, hnsw", cxxopts::value<std::string>()->default_value("auto"))
-    ("complex", "NTPλ: train ComplEx jointly on the same embeddings; score = max (or mean) of NTP and ComplEx")
-    ("combine", "NTPλ: join the proof and ComplEx scores by their max or their mean",
-     cxxopts::value<std::string>()->default_value("max"))
+    ("complex", "NTPλ: train ComplEx jointly on the same embeddings; score = max(NTP, ComplEx) (see --combine)")
+    ("combine", "NTPλ's score: max or mean of the proof and ComplEx scores, or proof (the proof score alone: "
+     "ComplEx only shapes the embeddings in training)", cxxopts::value<std::string>()->default_value("max"))
     ("refresh", "steps between rebuilds of the fact index (0 = 1 for table, 100 for ANN indices)",
      cxxopts::value<int>()->default_value("0"))
     ("seed", "random seed", cxxopts::value<unsigned long long>()->default_value("0"))
@@ -142,7 +142,9 @@ int cmd_train(int argc, char** argv) {
   check_non_negative(r, {"k", "k-rules", "refresh", "threads", "depth", "epochs", "negatives"});
   if (r.count("complex") && r["dim"].as<int>() % 2 != 0) throw UsageError("--complex needs an even --dim");
   const std::string combine = r["combine"].as<std::string>();
-  if (combine != "max" && combine != "mean") throw UsageError("--combine is max or mean, got '" + combine + "'");
+  const std::map<std::string, ntp::Combine> combine_rules = {
+      {"max", ntp::Combine::Max}, {"mean", ntp::Combine::Mean}, {"proof", ntp::Combine::Proof}};
+  if (!combine_rules.count(combine)) throw UsageError("--combine is max, mean or proof, got '" + combine + "'");
   if (r.count("combine") && !r.count("complex")) throw UsageError("--combine needs --complex (it joins NTP and ComplEx)");
   if (r["depth"].as<int>() > ntp::ProverConfig::kMaxDepth)
     throw UsageError("--depth must be at most " + std::to_string(ntp::ProverConfig::kMaxDepth) + " (the search grows "
@@ -172,7 +174,7 @@ int cmd_train(int argc, char** argv) {
   prover.k_rules = r["k-rules"].as<int>();
   prover.index = r["index"].as<std::string>();
   prover.complex = r.count("complex") > 0;
-  prover.combine = combine == "mean" ? ntp::Combine::Mean : ntp::Combine::Max;
+  prover.combine = combine_rules.at(combine);
   ntp::Model model = ntp::make_model(std::move(kb), r["dim"].as<int>(), prover, r["seed"].as<unsigned long long>());
   model.filter_facts = std::move(extra);
 
@@ -215,16 +217,17 @@ ntp::ScoreSource score_source(const std::string& name, const ntp::Model& model) 
   return it->second;
 }
 
-// What stdout says when `ntp eval` does not score with the model's own rule.
+// What stdout says when `ntp eval` does not score with the model's own rule
+// ("" when it does).
 std::string score_source_note(ntp::ScoreSource source, const ntp::Model& model) {
+  const ntp::Combine own = model.prover.complex ? model.prover.combine : ntp::Combine::Proof;
+  const std::string not_own = std::string(", not the model's ") + (own == ntp::Combine::Proof ? "proof score" : ntp::combine_name(own));
   switch (source) {
-    case ntp::ScoreSource::ProofOnly: return "scoring with the proofs only, not the model's score";
-    case ntp::ScoreSource::ComplexOnly: return "scoring with the ComplEx part only, not the model's score";
-    case ntp::ScoreSource::MaxOfBoth:
-      return model.prover.combine == ntp::Combine::Max ? "" : "scoring with max(proof, ComplEx), not the model's mean";
-    case ntp::ScoreSource::MeanOfBoth:
-      return model.prover.combine == ntp::Combine::Mean ? "" : "scoring with mean(proof, ComplEx), not the model's max";
     case ntp::ScoreSource::Model: break;
+    case ntp::ScoreSource::ProofOnly: return own == ntp::Combine::Proof ? "" : "scoring with the proofs only" + not_own;
+    case ntp::ScoreSource::ComplexOnly: return "scoring with the ComplEx part only" + not_own;
+    case ntp::ScoreSource::MaxOfBoth: return own == ntp::Combine::Max ? "" : "scoring with max(proof, ComplEx)" + not_own;
+    case ntp::ScoreSource::MeanOfBoth: return own == ntp::Combine::Mean ? "" : "scoring with mean(proof, ComplEx)" + not_own;
   }
   return "";
 }
@@ -337,8 +340,11 @@ int cmd_prove(int argc, char** argv) {
   std::printf("%s  score %.4f  (%zu proofs searched)\n", ntp::to_string(model.kb, query).c_str(), score, order.size());
   if (model.prover.complex) {
     const double link = ntp::complex_scores(model, {query})[0];
-    std::printf("ComplEx score %.4f; NTPλ score %s(proof, ComplEx) = %.4f\n", link,
-                model.prover.combine == ntp::Combine::Max ? "max" : "mean", ntp::join_scores(model.prover.combine, score, link));
+    if (model.prover.combine == ntp::Combine::Proof)
+      std::printf("ComplEx score %.4f (trained alongside; the model scores with its proofs)\n", link);
+    else
+      std::printf("ComplEx score %.4f; NTPλ score %s(proof, ComplEx) = %.4f\n", link,
+                  ntp::combine_name(model.prover.combine), ntp::join_scores(model.prover.combine, score, link));
   }
 
   auto atom_text = [&](const ntp::Atom& a) {
