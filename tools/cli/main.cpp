@@ -246,8 +246,8 @@ int cmd_eval(int argc, char** argv) {
      cxxopts::value<std::vector<std::string>>())
     ("k", "override the facts kept per or-step", cxxopts::value<int>())
     ("index", "override the fact selector", cxxopts::value<std::string>()->default_value(""))
-    ("score", "model (the model's score), proof (proofs only), complex (ComplEx only), max or mean (of "
-     "proof and ComplEx); the last four take an NTPλ model apart", cxxopts::value<std::string>()->default_value("model"))
+    ("score", "model (the model's own score), proof (proofs only), complex (ComplEx only), max or mean (of "
+     "proof and ComplEx); the last three need an NTPλ model (--complex)", cxxopts::value<std::string>()->default_value("model"))
     ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
     ("json", "print the metrics as one JSON object on the last line");
   const auto r = parse(o, argc, argv);
