@@ -37,6 +37,7 @@ std::vector<double> score_atoms(const Model& model, const std::vector<Atom>& ato
   const Combine rule = options.source == ScoreSource::MaxOfBoth    ? Combine::Max
                        : options.source == ScoreSource::MeanOfBoth ? Combine::Mean
                                                                    : model.prover.combine;
+  if (rule == Combine::Proof) return scores;  // ComplEx only shaped the embeddings
   const std::vector<double> link = complex_scores(model, atoms);
   for (std::size_t i = 0; i < scores.size(); ++i) scores[i] = join_scores(rule, scores[i], link[i]);
   return scores;

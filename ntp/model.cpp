@@ -212,6 +212,15 @@ const char* combine_name(Combine rule) {
   return "?";
 }
 
+bool combine_from_name(const std::string& name, Combine* rule) {
+  for (const Combine r : {Combine::Max, Combine::Mean, Combine::Proof})
+    if (name == combine_name(r)) {
+      *rule = r;
+      return true;
+    }
+  return false;
+}
+
 void save_model(const Model& m, const std::string& path) {
   const std::string tmp = path + ".tmp";
   {

@@ -31,6 +31,8 @@ namespace ntp {
 //          during training, as an auxiliary task.
 enum class Combine { Max = 0, Mean = 1, Proof = 2 };  // the values are stored in model files
 const char* combine_name(Combine rule);  // "max", "mean", "proof"
+// The rule with that name; false if there is none.
+bool combine_from_name(const std::string& name, Combine* rule);
 
 // How proofs are searched. Stored in the model so that evaluation proves the
 // way training did (the CLI may override k and the index).

@@ -142,9 +142,9 @@ int cmd_train(int argc, char** argv) {
   check_non_negative(r, {"k", "k-rules", "refresh", "threads", "depth", "epochs", "negatives"});
   if (r.count("complex") && r["dim"].as<int>() % 2 != 0) throw UsageError("--complex needs an even --dim");
   const std::string combine = r["combine"].as<std::string>();
-  const std::map<std::string, ntp::Combine> combine_rules = {
-      {"max", ntp::Combine::Max}, {"mean", ntp::Combine::Mean}, {"proof", ntp::Combine::Proof}};
-  if (!combine_rules.count(combine)) throw UsageError("--combine is max, mean or proof, got '" + combine + "'");
+  ntp::Combine combine_rule = ntp::Combine::Max;
+  if (!ntp::combine_from_name(combine, &combine_rule))
+    throw UsageError("--combine is max, mean or proof, got '" + combine + "'");
   if (r.count("combine") && !r.count("complex")) throw UsageError("--combine needs --complex (it joins NTP and ComplEx)");
   if (r["depth"].as<int>() > ntp::ProverConfig::kMaxDepth)
     throw UsageError("--depth must be at most " + std::to_string(ntp::ProverConfig::kMaxDepth) + " (the search grows "
@@ -174,7 +174,7 @@ int cmd_train(int argc, char** argv) {
   prover.k_rules = r["k-rules"].as<int>();
   prover.index = r["index"].as<std::string>();
   prover.complex = r.count("complex") > 0;
-  prover.combine = combine_rules.at(combine);
+  prover.combine = combine_rule;
   ntp::Model model = ntp::make_model(std::move(kb), r["dim"].as<int>(), prover, r["seed"].as<unsigned long long>());
   model.filter_facts = std::move(extra);
 
