@@ -7,16 +7,17 @@
 #                           [--only "countries_s1 nations"] [--split test|dev] [--out DIR]
 #                           [-- extra train options]
 #
-# The recipe (see docs/RESULTS.md), chosen on dev splits only: Countries with
-# batch 50, as plain NTP with the references' lr 0.001 except S2 and S3 with
-# k = 0, which are trained as NTPλ (--complex) with lr 0.01 and scored by
-# their proofs alone (--combine proof), and S3 with k = 1, plain with lr 0.01; Nations, UMLS and Kinship as NTPλ
-# scored by the mean of proof and ComplEx (--combine mean), with lr 0.02
-# (Nations) and 0.01 (UMLS, Kinship), Nations with 4 negatives, UMLS with
-# k = 1 with lr 0.005, L2 1e-4 and 4 negatives, and Kinship with k = 1 with
-# L2 1e-4.
-# k = 0 is exhaustive NTP, k = 1 is NTP 2.0 with the nearest fact only. Options after `--` are added to every
-# `ntp train` (and override the recipe).
+# The recipe (see docs/RESULTS.md), chosen on dev splits only:
+# - Countries with batch 50, as plain NTP with the references' lr 0.001,
+#   except S2 and S3 with k = 0, trained as NTPλ (--complex) with lr 0.01 and
+#   scored by their proofs alone (--combine proof), and S3 with k = 1, plain
+#   with lr 0.01.
+# - Nations, UMLS and Kinship as NTPλ scored by the mean of the proof and
+#   ComplEx scores (--combine mean), lr 0.02 (Nations) or 0.01 (UMLS,
+#   Kinship); Nations with 4 negatives; with k = 1, UMLS with lr 0.005, L2
+#   1e-4 and 4 negatives, and Kinship with L2 1e-4.
+# k = 0 is exhaustive NTP, k = 1 is NTP 2.0 with the nearest fact only.
+# Options after `--` are added to every `ntp train` (and override the recipe).
 # --split dev measures on dev instead of test, to choose settings: Nations,
 # UMLS and Kinship on their dev.nl; Countries on 24 countries carved out of the
 # training file by tools/countries_dev.sh (seed 0), as the test countries were.
@@ -51,6 +52,13 @@ data=${NTP_DATA_DIR:-../shared/datasets}
 [[ $split == test || $split == dev ]] || { echo "reproduce.sh: --split is test or dev, got '$split'" >&2; exit 2; }
 mkdir -p "$out"
 field() { grep -E "$2" "$1" | sed 's/.*: //'; }
+
+# first_metric MODEL SCORE EVAL_ARGS...: the first metric of `ntp eval --score SCORE`.
+first_metric() {
+  local model=$1 score=$2
+  shift 2
+  "$ntp" eval --model "$model" "$@" --score "$score" --json | tail -n 1 | sed -E 's/^\{"[a-z_]+":([0-9.e+-]+).*/\1/'
+}
 
 # run SET K SEED: trains, evaluates, prints a table row.
 run() {
@@ -97,11 +105,9 @@ run() {
   json=$("$ntp" eval --model "$tag.model" "${eval_args[@]}" --json | tail -n 1)
   # NTPλ: the proof part alone, to show how much of the score the prover
   # carries, and the score under NTP.md's max rule.
-  first_metric() { "$ntp" eval --model "$tag.model" "${eval_args[@]}" --score "$1" --json | tail -n 1 |
-    sed -E 's/^\{"[a-z_]+":([0-9.e+-]+).*/\1/'; }
   if [[ " ${recipe[*]} ${extra[*]} " == *" --complex "* ]]; then
-    proof_only=$(first_metric proof)
-    max_rule=$(first_metric max)
+    proof_only=$(first_metric "$tag.model" proof "${eval_args[@]}")
+    max_rule=$(first_metric "$tag.model" max "${eval_args[@]}")
   fi
   seconds=$(field "$tag.time" "Elapsed \(wall clock\)" | awk -F: '{ if (NF == 3) print $1*3600+$2*60+$3; else print $1*60+$2 }')
   peak=$(( $(field "$tag.time" "Maximum resident set size") / 1024 ))
