@@ -17,12 +17,22 @@ constexpr std::size_t kChunk = 256;
 
 }  // namespace
 
+std::optional<Combine> scoring_rule(const Model& model, ScoreSource source) {
+  switch (source) {
+    case ScoreSource::Model: return model.prover.complex ? model.prover.combine : Combine::Proof;
+    case ScoreSource::ProofOnly: return Combine::Proof;
+    case ScoreSource::ComplexOnly: return std::nullopt;
+    case ScoreSource::MaxOfBoth: return Combine::Max;
+    case ScoreSource::MeanOfBoth: return Combine::Mean;
+  }
+  return std::nullopt;
+}
+
 std::vector<double> score_atoms(const Model& model, const std::vector<Atom>& atoms, const ScoreOptions& options) {
-  const bool uses_complex = options.source == ScoreSource::ComplexOnly || options.source == ScoreSource::MaxOfBoth ||
-                            options.source == ScoreSource::MeanOfBoth;
-  if (uses_complex && !model.prover.complex)
+  const std::optional<Combine> rule = scoring_rule(model, options.source);
+  if (rule != Combine::Proof && !model.prover.complex)
     throw std::invalid_argument("the model was trained without ComplEx (ntp train --complex)");
-  if (options.source == ScoreSource::ComplexOnly) return complex_scores(model, atoms);
+  if (!rule) return complex_scores(model, atoms);
   FactSelector selector(model, options.index.empty() ? model.prover.index : options.index);
   Prover prover(model, selector, model.prover);
   std::vector<double> scores;
@@ -33,13 +43,9 @@ std::vector<double> score_atoms(const Model& model, const std::vector<Atom>& ato
     const std::vector<double> chunk = score_goals(model, prover.search(goals));
     scores.insert(scores.end(), chunk.begin(), chunk.end());
   }
-  if (!model.prover.complex || options.source == ScoreSource::ProofOnly) return scores;
-  const Combine rule = options.source == ScoreSource::MaxOfBoth    ? Combine::Max
-                       : options.source == ScoreSource::MeanOfBoth ? Combine::Mean
-                                                                   : model.prover.combine;
-  if (rule == Combine::Proof) return scores;  // ComplEx only shaped the embeddings
+  if (rule == Combine::Proof) return scores;  // a plain model, or ComplEx left out of the score
   const std::vector<double> link = complex_scores(model, atoms);
-  for (std::size_t i = 0; i < scores.size(); ++i) scores[i] = join_scores(rule, scores[i], link[i]);
+  for (std::size_t i = 0; i < scores.size(); ++i) scores[i] = join_scores(*rule, scores[i], link[i]);
   return scores;
 }
 

@@ -12,6 +12,7 @@
 #include "ntp/metrics.h"
 #include "ntp/model.h"
 
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -27,6 +28,10 @@ struct ScoreOptions {
   std::string index;  // overrides the model's fact selector kind when not empty
   ScoreSource source = ScoreSource::Model;
 };
+
+// The rule `source` scores `model` with: a plain model's only rule is Proof,
+// Model means the model's own rule; nothing for ComplexOnly.
+std::optional<Combine> scoring_rule(const Model& model, ScoreSource source);
 
 // Scores of ground atoms (no masking: test atoms are not in the KB). Throws
 // std::invalid_argument for ComplexOnly, MaxOfBoth or MeanOfBoth on a model

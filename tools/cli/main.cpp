@@ -23,6 +23,7 @@
 #include <iostream>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -220,16 +221,13 @@ ntp::ScoreSource score_source(const std::string& name, const ntp::Model& model) 
 // What stdout says when `ntp eval` does not score with the model's own rule
 // ("" when it does).
 std::string score_source_note(ntp::ScoreSource source, const ntp::Model& model) {
-  const ntp::Combine own = model.prover.complex ? model.prover.combine : ntp::Combine::Proof;
-  const std::string not_own = std::string(", not the model's ") + (own == ntp::Combine::Proof ? "proof score" : ntp::combine_name(own));
-  switch (source) {
-    case ntp::ScoreSource::Model: break;
-    case ntp::ScoreSource::ProofOnly: return own == ntp::Combine::Proof ? "" : "scoring with the proofs only" + not_own;
-    case ntp::ScoreSource::ComplexOnly: return "scoring with the ComplEx part only" + not_own;
-    case ntp::ScoreSource::MaxOfBoth: return own == ntp::Combine::Max ? "" : "scoring with max(proof, ComplEx)" + not_own;
-    case ntp::ScoreSource::MeanOfBoth: return own == ntp::Combine::Mean ? "" : "scoring with mean(proof, ComplEx)" + not_own;
-  }
-  return "";
+  const std::optional<ntp::Combine> used = ntp::scoring_rule(model, source);
+  const ntp::Combine own = *ntp::scoring_rule(model, ntp::ScoreSource::Model);
+  if (used == own) return "";
+  const std::string what = !used                         ? "the ComplEx part only"
+                           : *used == ntp::Combine::Proof ? "the proofs only"
+                                                          : ntp::combine_name(*used) + std::string("(proof, ComplEx)");
+  return "scoring with " + what + ", not the model's " + (own == ntp::Combine::Proof ? "proof score" : ntp::combine_name(own));
 }
 
 int cmd_eval(int argc, char** argv) {
