@@ -263,6 +263,15 @@ void Hnsw::select_neighbours(const std::vector<Scored>& candidates, int limit,
     }
     if (diverse) kept.push_back(c);
   }
+  if (!params_.keep_pruned) return;
+  // The paper's keepPrunedConnections: fill the free slots with the nearest
+  // candidates the heuristic dropped (kept is a subsequence of candidates).
+  const size_t diverse_count = kept.size();
+  for (const Scored& c : candidates) {
+    if (static_cast<int>(kept.size()) >= limit) break;
+    const auto end = kept.begin() + static_cast<std::ptrdiff_t>(diverse_count);
+    if (std::find_if(kept.begin(), end, [&](const Scored& k) { return k.id == c.id; }) == end) kept.push_back(c);
+  }
 }
 
 void Hnsw::link_back(int from, int to, int layer, Scratch& s) {
@@ -370,6 +379,11 @@ void Hnsw::update(const std::vector<int>& ids, const RowMatrix& points) {
       }
     }
   }
+}
+
+void Hnsw::move_points(const std::vector<int>& ids, const RowMatrix& points) {
+  check_update_input(*this, ids, points, "Hnsw::move_points");
+  for (size_t i = 0; i < ids.size(); ++i) points_.row(ids[i]) = points.row(static_cast<Eigen::Index>(i));
 }
 
 std::unique_ptr<Hnsw::Scratch> Hnsw::acquire_scratch() const {

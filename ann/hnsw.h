@@ -19,7 +19,7 @@
 // highest node first, so the entry point never changes, then the others in
 // parallel (OpenMP) with one spin lock per node; with one thread the graph
 // depends only on the seed. Left out: deletion, other metrics, the paper's
-// "extend candidates" and "keep pruned connections" options.
+// "extend candidates" option.
 #pragma once
 
 #include "ann/index.h"
@@ -40,6 +40,12 @@ struct HnswParams {
   // update() relinks the moved rows in place when they are at most this
   // fraction of the index, and rebuilds otherwise.
   double rebuild_fraction = 0.3;
+  // The paper's "keep pruned connections": fill the link slots the heuristic
+  // leaves free with the nearest candidates it dropped. Off by default (as
+  // in hnswlib); needed when a few points lie near the centre of the others
+  // (trained embeddings shrunk by L2): the heuristic then links every new
+  // point to those hubs alone and leaves almost every node unreachable.
+  bool keep_pruned = false;
 };
 
 class Hnsw : public Index {
@@ -58,6 +64,10 @@ class Hnsw : public Index {
   // moved node dropped from the lists of its former neighbours. Rebuilds when
   // more than params().rebuild_fraction of the rows move.
   void update(const std::vector<int>& ids, const RowMatrix& points) override;
+  // Writes the new vectors in place and keeps every link: a greedy walk
+  // stays valid, and recall degrades only as the points drift far from
+  // where they were linked (update() relinks them).
+  void move_points(const std::vector<int>& ids, const RowMatrix& points) override;
   int size() const override { return static_cast<int>(points_.rows()); }
   int dim() const override { return static_cast<int>(points_.cols()); }
   std::string name() const override { return "hnsw"; }

@@ -82,6 +82,8 @@ void Index::update(const std::vector<int>& ids, const RowMatrix& points) {
   build(moved);
 }
 
+void Index::move_points(const std::vector<int>& ids, const RowMatrix& points) { update(ids, points); }
+
 std::unique_ptr<Index> make_index(const std::string& kind, int n, int d) {
   if (kind == "brute") return std::make_unique<BruteForce>();
   if (kind == "kdtree") return std::make_unique<KdTree>();

@@ -41,6 +41,11 @@ class Index {
   // Replaces the vectors of rows `ids` by the rows of `points` (ids.size(), d),
   // after embeddings moved. The default rebuilds from scratch.
   virtual void update(const std::vector<int>& ids, const RowMatrix& points);
+  // Replaces the vectors of rows `ids` without restructuring, for points that
+  // moved a little: later searches measure the new vectors, through a
+  // structure built for the old ones. The default, for structures that would
+  // give wrong answers (a k-d tree's cells), is update().
+  virtual void move_points(const std::vector<int>& ids, const RowMatrix& points);
   virtual int size() const = 0;
   virtual int dim() const = 0;
   virtual std::string name() const = 0;

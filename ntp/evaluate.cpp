@@ -33,8 +33,8 @@ std::vector<double> score_atoms(const Model& model, const std::vector<Atom>& ato
   if (rule != Combine::Proof && !model.prover.complex)
     throw std::invalid_argument("the model was trained without ComplEx (ntp train --complex)");
   if (!rule) return complex_scores(model, atoms);
-  FactSelector selector(model, options.index.empty() ? model.prover.index : options.index);
-  Prover prover(model, selector, model.prover);
+  const std::unique_ptr<FactIndex> facts = make_fact_index(model, options.index.empty() ? model.prover.index : options.index);
+  Prover prover(model, *facts, model.prover);
   std::vector<double> scores;
   scores.reserve(atoms.size());
   for (std::size_t begin = 0; begin < atoms.size(); begin += kChunk) {

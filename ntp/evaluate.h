@@ -25,7 +25,7 @@ namespace ntp {
 enum class ScoreSource { Model, ProofOnly, ComplexOnly, MaxOfBoth, MeanOfBoth };
 
 struct ScoreOptions {
-  std::string index;  // overrides the model's fact selector kind when not empty
+  std::string index;  // overrides the model's fact index kind when not empty
   ScoreSource source = ScoreSource::Model;
 };
 

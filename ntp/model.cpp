@@ -1,7 +1,7 @@
 // ntp/model.cpp: building a model from a KB, and its versioned file format.
 #include "ntp/model.h"
 
-#include "ntp/selector.h"
+#include "ntp/fact_index.h"
 
 #include <cstdio>
 #include <cstring>
@@ -289,7 +289,7 @@ Model load_model(std::istream& in, const std::string& path) {
   if (combine < 0 || combine > static_cast<std::int32_t>(Combine::Proof)) r.fail("corrupt model file (combine rule " + std::to_string(combine) + ")");
   prover.combine = static_cast<Combine>(combine);
   if (prover.depth < 0 || prover.depth > ProverConfig::kMaxDepth || prover.k_facts < 0 || prover.k_rules < 0 ||
-      !is_selector_kind(prover.index))
+      !is_fact_index_kind(prover.index))
     r.fail("corrupt model file (prover settings: depth " + std::to_string(prover.depth) + ", k " +
            std::to_string(prover.k_facts) + ", k-rules " + std::to_string(prover.k_rules) + ", index '" + prover.index + "')");
   KnowledgeBase kb;

@@ -43,7 +43,7 @@ struct ProverConfig {
   int depth = 1;          // maximum rule applications on one proof path, 0..kMaxDepth
   int k_facts = 1;        // facts kept per `or` step; 0 = every fact (exhaustive)
   int k_rules = 0;        // rules kept per `or` step, nearest heads first; 0 = all rules
-  std::string index = "auto";  // fact selector: auto|table|brute|kdtree|hnsw
+  std::string index = "auto";  // fact index (fact_index.h): auto|table|brute|kdtree|hnsw
   bool complex = false;   // NTPλ: also score with ComplEx (complex.h)
   Combine combine = Combine::Max;  // NTPλ: how the proof and ComplEx scores join
 };

@@ -197,8 +197,8 @@ std::vector<int> pattern_key(const FactQuery& q) {
 
 }  // namespace
 
-Prover::Prover(const Model& model, FactSelector& selector, ProverConfig config)
-    : model_(model), selector_(selector), config_(std::move(config)) {
+Prover::Prover(const Model& model, FactIndex& facts, ProverConfig config)
+    : model_(model), facts_(facts), config_(std::move(config)) {
   if (config_.depth < 0) throw std::invalid_argument("proof depth must be >= 0");
 }
 
@@ -206,7 +206,7 @@ namespace {
 
 // Searches one chunk of goals. `kernels` (exhaustive mode only, else null)
 // are the kernel tables shared by all chunks.
-ProofBatch search_goals(const Model& model, FactSelector& selector, const ProverConfig& config,
+ProofBatch search_goals(const Model& model, FactIndex& facts, const ProverConfig& config,
                         const std::vector<Goal>& goals, bool explain, const KernelTables* kernels) {
   std::vector<State> live;
   std::vector<std::vector<State>> done(goals.size());
@@ -245,7 +245,7 @@ ProofBatch search_goals(const Model& model, FactSelector& selector, const Prover
     for (const auto& [key, members] : by_pattern) {
       std::vector<FactQuery> batch;
       for (std::size_t i : members) batch.push_back(queries[i]);
-      std::vector<std::vector<int>> found = selector.nearest(batch, config.k_facts);
+      std::vector<std::vector<int>> found = facts.nearest(batch, config.k_facts);
       for (std::size_t j = 0; j < members.size(); ++j) facts_of[members[j]] = std::move(found[j]);
     }
 
@@ -342,7 +342,7 @@ ProofBatch Prover::search(const std::vector<Goal>& goals, bool explain) const {
   // explanations stay on one thread.
   const int threads = omp_get_max_threads();
   constexpr std::size_t kMinGoalsPerChunk = 16;
-  if (explain || threads < 2 || goals.size() < 2 * kMinGoalsPerChunk) return search_goals(model_, selector_, config_, goals, explain, kernels);
+  if (explain || threads < 2 || goals.size() < 2 * kMinGoalsPerChunk) return search_goals(model_, facts_, config_, goals, explain, kernels);
   const std::size_t chunks = std::min(static_cast<std::size_t>(threads), goals.size() / kMinGoalsPerChunk);
   std::vector<ProofBatch> parts(chunks);
   std::vector<std::exception_ptr> errors(chunks);  // an exception must not leave an OpenMP region
@@ -350,7 +350,7 @@ ProofBatch Prover::search(const std::vector<Goal>& goals, bool explain) const {
   for (std::size_t c = 0; c < chunks; ++c) {
     const std::size_t begin = goals.size() * c / chunks, end = goals.size() * (c + 1) / chunks;
     try {
-      parts[c] = search_goals(model_, selector_, config_,
+      parts[c] = search_goals(model_, facts_, config_,
                               std::vector<Goal>(goals.begin() + static_cast<std::ptrdiff_t>(begin),
                                                 goals.begin() + static_cast<std::ptrdiff_t>(end)),
                               false, kernels);

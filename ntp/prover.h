@@ -2,7 +2,7 @@
 //
 // 1. search() is symbolic. It runs Prolog-style or/and over a batch of goals,
 //    breadth first: every live proof state proves its first pending atom by
-//    `or`, i.e. by each selected fact (FactSelector: the k nearest, or all) and
+//    `or`, i.e. by each selected fact (FactIndex: the k nearest, or all) and
 //    each selected rule (while depth allows). Unifying two ground symbols does
 //    not decide anything here; it records a Comparison (a kernel to compute
 //    later), while a variable simply binds. Finished states are proof paths.
@@ -19,7 +19,7 @@
 
 #include "autodiff/ops.h"
 #include "ntp/model.h"
-#include "ntp/selector.h"
+#include "ntp/fact_index.h"
 
 #include <cstdint>
 #include <vector>
@@ -65,15 +65,15 @@ struct ProofBatch {
 
 class Prover {
  public:
-  // `config` is usually model.prover; the selector must be built on `model`.
-  Prover(const Model& model, FactSelector& selector, ProverConfig config);
+  // `config` is usually model.prover; the fact index must be built on `model`.
+  Prover(const Model& model, FactIndex& facts, ProverConfig config);
   // Goals are searched in parallel chunks (OpenMP) unless explaining.
   ProofBatch search(const std::vector<Goal>& goals, bool explain = false) const;
   const ProverConfig& config() const { return config_; }
 
  private:
   const Model& model_;
-  FactSelector& selector_;
+  FactIndex& facts_;
   ProverConfig config_;
 };
 

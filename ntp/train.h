@@ -8,6 +8,7 @@
 // AdaGrad), L2 regularisation and gradient clipping.
 #pragma once
 
+#include "ntp/fact_index.h"
 #include "ntp/model.h"
 
 #include <cstdint>
@@ -26,20 +27,44 @@ struct TrainOptions {
   double clip = 1.0;              // element-wise gradient clip, 0 = off
   std::string optimizer = "adam";
   std::uint64_t seed = 0;
-  int refresh_every = 0;          // steps between rebuilds of the fact indices; 0 = auto:
-                                  // every step for `table` (cheap), every 100 for ANN indices
-  bool progress_inline = false;   // rewrite one progress line (a terminal) or print a line per epoch
+  FactIndexOptions index;         // the fact index's settings (update_every: steps between index updates)
+  // Recall@1 of an approximate fact index against exact search, measured
+  // every `recall_every` steps (0 = never; exact indices are never probed)
+  // on `recall_sample` of that step's queries.
+  int recall_every = 100;
+  int recall_sample = 64;
+  bool profile = false;           // time each phase of a step (EpochReport::time)
+  bool progress_inline = false;   // rewrite one progress line (a terminal), or else
+  double progress_seconds = 10;   // print a progress line this often (a log file)
+};
+
+// Where an epoch's time went, in seconds of wall time. The fact index's own
+// search time (index.search_seconds) is part of proof_search, summed over the
+// threads that searched.
+struct TimeSplit {
+  double proof_search = 0;        // symbolic search (Prover::search), retrieval included
+  double index_maintenance = 0;   // FactIndex::embeddings_moved
+  double forward = 0;             // proof scores and loss on the tape
+  double backward = 0;
+  double optimiser = 0;
+  double recall_probes = 0;       // measuring recall (exact searches)
+  long long goals = 0;            // goals proven (positives and negatives)
+  FactIndexStats index;           // the fact index's own counts (queries, relinked rows, widened searches)
 };
 
 struct EpochReport {
   int epoch = 0;                  // 1-based
   double mean_loss = 0;
   double seconds = 0;
+  double recall_at_1 = -1;        // mean over this epoch's probes; -1 when none ran
+  int recall_probes = 0;
+  TimeSplit time;                 // filled when TrainOptions::profile
 };
 
 // Trains `model` in place on model.kb.facts. `progress` (may be null) gets
-// the loss, elapsed time and ETA: a line per epoch, and when
-// options.progress_inline also a line rewritten in place during the epoch.
+// the loss, rate, elapsed time and ETA: a line per epoch (with the recall and,
+// when profiling, the time split), and during the epoch a line rewritten in
+// place (progress_inline) or a new line every progress_seconds.
 // `on_epoch` (may be empty) is called after each epoch.
 void train(Model& model, const TrainOptions& options, std::ostream* progress,
            const std::function<void(const EpochReport&)>& on_epoch = {});

@@ -37,8 +37,8 @@ double k(const ad::Matrix& table, int a, int b) {
 }
 
 std::vector<double> prove(const ntp::Model& m, const std::vector<ntp::Goal>& goals, const std::string& index = "table") {
-  ntp::FactSelector selector(m, index);
-  ntp::Prover prover(m, selector, m.prover);
+  const auto facts = ntp::make_fact_index(m, index);
+  ntp::Prover prover(m, *facts, m.prover);
   return ntp::score_goals(m, prover.search(goals));
 }
 
@@ -126,8 +126,8 @@ TEST_CASE("a query variable is bound by the facts that prove it") {
   ntp::Model m = ntp::make_model(make_kb("p(a,b).\np(c,d).\n"), 4, exhaustive(0), 13);
   ntp::Goal goal{atom(m, "p(c, d)"), -1};
   goal.atom.args[1] = -1;  // p(c, Y)
-  ntp::FactSelector selector(m, "table");
-  ntp::Prover prover(m, selector, m.prover);
+  const auto facts = ntp::make_fact_index(m, "table");
+  ntp::Prover prover(m, *facts, m.prover);
   const ntp::ProofBatch batch = prover.search({goal}, /*explain=*/true);
   const auto scores = ntp::score_goals(m, batch);
   CHECK(scores[0] == doctest::Approx(std::exp(-1e-3)));  // Y = d
@@ -143,8 +143,8 @@ TEST_CASE("tape scores equal plain scores, and their gradient matches finite dif
                                  exhaustive(1), 17);
   std::vector<ntp::Goal> goals{{atom(m, "p(a, b)"), 0}, {atom(m, "q(c, b)"), -1}, {atom(m, "p(b, c)"), -1}};
   const std::vector<double> labels{1, 0, 1};
-  ntp::FactSelector selector(m, "table");
-  ntp::Prover prover(m, selector, m.prover);
+  const auto facts = ntp::make_fact_index(m, "table");
+  ntp::Prover prover(m, *facts, m.prover);
   const ntp::ProofBatch batch = prover.search(goals);  // exhaustive: the paths do not depend on embeddings
   const auto plain = ntp::score_goals(m, batch);
   ad::Tape tape;
@@ -163,7 +163,9 @@ TEST_CASE("tape scores equal plain scores, and their gradient matches finite dif
 TEST_CASE("every fact index returns the same nearest facts on a small KB") {
   ntp::Model m = ntp::make_model(make_kb("p(a,b).\np(b,c).\nq(c,a).\nq(a,b).\nr(b,b).\np(c,c).\n"), 8,
                                  ntp::ProverConfig{}, 19);
-  ntp::FactSelector table(m, "table"), brute(m, "brute"), kdtree(m, "kdtree"), hnsw(m, "hnsw");
+  const auto table_index = ntp::make_fact_index(m, "table"), brute_index = ntp::make_fact_index(m, "brute"),
+             kdtree_index = ntp::make_fact_index(m, "kdtree"), hnsw_index = ntp::make_fact_index(m, "hnsw");
+  ntp::FactIndex &table = *table_index, &brute = *brute_index, &kdtree = *kdtree_index, &hnsw = *hnsw_index;
   std::vector<ntp::FactQuery> queries;
   for (int p = 0; p < m.kb.predicates.size(); ++p)
     for (int c = 0; c < m.kb.constants.size(); ++c) queries.push_back({p, {c, -1}, -1});
@@ -174,7 +176,7 @@ TEST_CASE("every fact index returns the same nearest facts on a small KB") {
   for (auto& q : queries) q.args = {q.args[0], (q.args[0] + 1) % m.kb.constants.size()};
   CHECK(table.nearest(queries, 3) == brute.nearest(queries, 3));
   CHECK(table.nearest(queries, 3) == kdtree.nearest(queries, 3));
-  CHECK_THROWS_AS(ntp::FactSelector(m, "faiss"), std::invalid_argument);
+  CHECK_THROWS_AS(ntp::make_fact_index(m, "faiss"), std::invalid_argument);
   // The masked fact never comes back, and k still counts the others.
   queries.front().masked_fact = table.nearest({queries.front()}, 1)[0][0];
   const auto found = table.nearest({queries.front()}, 2)[0];
@@ -182,14 +184,16 @@ TEST_CASE("every fact index returns the same nearest facts on a small KB") {
   CHECK(std::find(found.begin(), found.end(), queries.front().masked_fact) == found.end());
 }
 
-TEST_CASE("the table search, which walks outwards and stops early, finds what a full scan finds") {
+TEST_CASE("every exact fact index, and HNSW on a small KB, finds what a full scan finds") {
   // 300 facts over 4 predicates and 20 constants: many facts share a
   // constant, so exact ties in distance are common and must go to the lower id.
   std::ostringstream facts;
   std::mt19937 rng(5);
   for (int i = 0; i < 300; ++i) facts << "p" << rng() % 4 << "(c" << rng() % 20 << ",c" << rng() % 20 << ").\n";
   ntp::Model m = ntp::make_model(make_kb(facts.str(), "3 #1(X, Y) :- #2(Y, X).\n"), 3, ntp::ProverConfig{}, 7);
-  ntp::FactSelector table(m, "table");
+  for (const char* kind : {"table", "brute", "kdtree", "hnsw"}) {
+  CAPTURE(kind);
+  const auto index = ntp::make_fact_index(m, kind);
   const int num_facts = static_cast<int>(m.kb.facts.size());
   for (const std::vector<bool>& ground : {std::vector<bool>{true, false}, {false, true}, {true, true}}) {
     std::vector<ntp::FactQuery> queries;
@@ -200,7 +204,7 @@ TEST_CASE("the table search, which walks outwards and stops early, finds what a 
         queries.push_back(q);
       }
     for (int k : {1, 3}) {
-      const auto found = table.nearest(queries, k);
+      const auto found = index->nearest(queries, k);
       for (std::size_t q = 0; q < queries.size(); ++q) {
         // The reference: every fact's squared key distance, in double.
         std::vector<std::pair<double, int>> all;
@@ -222,6 +226,7 @@ TEST_CASE("the table search, which walks outwards and stops early, finds what a 
       }
     }
   }
+  }
 }
 
 TEST_CASE("exhaustive branch and bound finds the same best proof as enumerating every path") {
@@ -239,8 +244,8 @@ TEST_CASE("exhaustive branch and bound finds the same best proof as enumerating 
     std::vector<ntp::Goal> goals;
     for (int i = 0; i < static_cast<int>(m.kb.facts.size()); ++i)
       goals.push_back({m.kb.facts[static_cast<std::size_t>(i)], i % 2 == 0 ? i : -1});
-    ntp::FactSelector selector(m, "table");
-    ntp::Prover prover(m, selector, m.prover);
+    const auto index = ntp::make_fact_index(m, "table");
+    ntp::Prover prover(m, *index, m.prover);
     const ntp::ProofBatch pruned = prover.search(goals);
     const ntp::ProofBatch every = prover.search(goals, /*explain=*/true);  // explanations keep every path
     CHECK(pruned.paths.size() <= goals.size());

@@ -130,17 +130,22 @@ int cmd_train(int argc, char** argv) {
     ("depth", "maximum rule applications per proof", cxxopts::value<int>()->default_value("1"))
     ("k", "facts kept per or-step (0 = all: exhaustive NTP)", cxxopts::value<int>()->default_value("1"))
     ("k-rules", "rules kept per or-step (0 = all)", cxxopts::value<int>()->default_value("0"))
-    ("index", "fact selector: auto, table, brute, kdtree, hnsw", cxxopts::value<std::string>()->default_value("auto"))
+    ("index", "fact index: auto, table, brute, kdtree, hnsw (auto: table when the constants fit a C x C table, "
+     "else hnsw)", cxxopts::value<std::string>()->default_value("auto"))
     ("complex", "NTPλ: train ComplEx jointly on the same embeddings; score = max(NTP, ComplEx) (see --combine)")
     ("combine", "NTPλ's score: max or mean of the proof and ComplEx scores, or proof (the proof score alone: "
      "ComplEx only shapes the embeddings in training)", cxxopts::value<std::string>()->default_value("max"))
-    ("refresh", "steps between rebuilds of the fact index (0 = 1 for table, 100 for ANN indices)",
+    ("refresh", "steps between fact-index updates with the moved embeddings (0 = every step)",
      cxxopts::value<int>()->default_value("0"))
+    ("recall-every", "steps between measurements of an approximate index's recall@1 against exact search "
+     "(0 = never)", cxxopts::value<int>()->default_value("100"))
+    ("profile", "print where each epoch's time goes (proof search, retrieval, index maintenance, forward, "
+     "backward, optimiser)")
     ("seed", "random seed", cxxopts::value<unsigned long long>()->default_value("0"))
     ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
     ("quiet", "no progress output");
   const auto r = parse(o, argc, argv);
-  check_non_negative(r, {"k", "k-rules", "refresh", "threads", "depth", "epochs", "negatives"});
+  check_non_negative(r, {"k", "k-rules", "refresh", "recall-every", "threads", "depth", "epochs", "negatives"});
   if (r.count("complex") && r["dim"].as<int>() % 2 != 0) throw UsageError("--complex needs an even --dim");
   const std::string combine = r["combine"].as<std::string>();
   ntp::Combine combine_rule = ntp::Combine::Max;
@@ -188,7 +193,9 @@ int cmd_train(int argc, char** argv) {
   t.clip = r["clip"].as<double>();
   t.optimizer = r["optimizer"].as<std::string>();
   t.seed = r["seed"].as<unsigned long long>();
-  t.refresh_every = r["refresh"].as<int>();
+  t.index.update_every = r["refresh"].as<int>();
+  t.recall_every = r["recall-every"].as<int>();
+  t.profile = r.count("profile") > 0;
   const bool quiet = r.count("quiet") > 0;
   std::cerr << "training on " << model.kb.facts.size() << " facts, " << model.kb.predicates.size() << " predicates, "
             << model.kb.constants.size() << " constants, " << model.rules.size() << " rules; dim " << model.dim
@@ -243,7 +250,7 @@ int cmd_eval(int argc, char** argv) {
     ("filter", "ranking: more files of true facts to filter (default: every file the model saw)",
      cxxopts::value<std::vector<std::string>>())
     ("k", "override the facts kept per or-step", cxxopts::value<int>())
-    ("index", "override the fact selector", cxxopts::value<std::string>()->default_value(""))
+    ("index", "override the fact index (auto, table, brute, kdtree, hnsw)", cxxopts::value<std::string>()->default_value(""))
     ("score", "model (the model's own score), proof (proofs only), complex (ComplEx only), max or mean (of "
      "proof and ComplEx); the last three need an NTPλ model (--complex)", cxxopts::value<std::string>()->default_value("model"))
     ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
@@ -317,7 +324,7 @@ int cmd_prove(int argc, char** argv) {
     ("query", "the atom, e.g. \"locatedIn(palau, oceania)\"", cxxopts::value<std::string>())
     ("top", "proofs to show", cxxopts::value<int>()->default_value("3"))
     ("k", "override the facts kept per or-step", cxxopts::value<int>())
-    ("index", "override the fact selector", cxxopts::value<std::string>()->default_value(""));
+    ("index", "override the fact index (auto, table, brute, kdtree, hnsw)", cxxopts::value<std::string>()->default_value(""));
   o.parse_positional({"query"});
   o.positional_help("\"pred(a, b)\"");
   const auto r = parse(o, argc, argv);
@@ -326,8 +333,8 @@ int cmd_prove(int argc, char** argv) {
   if (r.count("k")) model.prover.k_facts = r["k"].as<int>();
   const ntp::Atom query = ntp::parse_atom(get<std::string>(r, "query"), model.kb);
   const std::string index = r["index"].as<std::string>();
-  ntp::FactSelector selector(model, index.empty() ? model.prover.index : index);
-  ntp::Prover prover(model, selector, model.prover);
+  const std::unique_ptr<ntp::FactIndex> facts = ntp::make_fact_index(model, index.empty() ? model.prover.index : index);
+  ntp::Prover prover(model, *facts, model.prover);
   const ntp::ProofBatch proofs = prover.search({{query, -1}}, /*explain=*/true);
 
   const std::vector<double> path_scores = ntp::path_scores(model, proofs);

@@ -1,0 +1,147 @@
+// Tests of the fact indices' freshness: after embeddings move, an updated
+// index answers like one built from scratch (exactly, for the exact engines),
+// and an HNSW index keeps its recall through many rounds of moves; and of the
+// training loop's recall probe and time split.
+#include "ntp/constant_index.h"
+#include "ntp/train.h"
+
+#include <doctest/doctest.h>
+
+#include <random>
+
+namespace {
+
+// `facts` random binary facts over `predicates` x `constants` symbols.
+ntp::Model random_model(int predicates, int constants, int facts, int dim, std::uint64_t seed) {
+  ntp::KnowledgeBase kb;
+  for (int p = 0; p < predicates; ++p) kb.predicates.intern("p" + std::to_string(p));
+  for (int c = 0; c < constants; ++c) kb.constants.intern("c" + std::to_string(c));
+  std::mt19937_64 rng(seed);
+  while (static_cast<int>(kb.facts.size()) < facts)
+    kb.add_fact({static_cast<int>(rng() % predicates), {static_cast<int>(rng() % constants), static_cast<int>(rng() % constants)}});
+  return ntp::make_model(std::move(kb), dim, ntp::ProverConfig{}, seed);
+}
+
+// Queries as training asks them: the facts themselves (masked), their
+// inverses under other predicate rows, and half-ground patterns.
+std::vector<ntp::FactQuery> queries_of(const ntp::Model& m, int count, bool both_ground, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<ntp::FactQuery> out;
+  for (int i = 0; i < count; ++i) {
+    const int f = static_cast<int>(rng() % m.kb.facts.size());
+    const ntp::Atom& fact = m.kb.facts[static_cast<std::size_t>(f)];
+    const int row = static_cast<int>(rng() % static_cast<std::uint64_t>(m.predicates.value.rows()));
+    if (both_ground) out.push_back({row, {fact.args[1], fact.args[0]}, i % 2 == 0 ? f : -1});
+    else out.push_back({row, {fact.args[0], -1}, -1});
+  }
+  return out;
+}
+
+// Moves `share` of the constants (and every predicate) by Gaussian steps of
+// size `step`, as an optimiser would, and returns what moved.
+ntp::MovedRows move(ntp::Model& m, double share, double step, std::mt19937_64& rng) {
+  std::normal_distribution<double> noise(0.0, step);
+  std::uniform_real_distribution<double> pick(0.0, 1.0);
+  ntp::MovedRows moved;
+  for (int c = 0; c < m.constants.value.rows(); ++c)
+    if (pick(rng) < share) {
+      for (int j = 0; j < m.dim; ++j) m.constants.value(c, j) += noise(rng);
+      moved.constants.push_back(c);
+    }
+  for (int p = 0; p < m.predicates.value.rows(); ++p) {
+    for (int j = 0; j < m.dim; ++j) m.predicates.value(p, j) += noise(rng);
+    moved.predicates.push_back(p);
+  }
+  return moved;
+}
+
+}  // namespace
+
+TEST_CASE("after embeddings move, every exact index answers as one built from scratch") {
+  ntp::Model m = random_model(3, 60, 400, 6, 11);
+  std::mt19937_64 rng(3);
+  for (const char* kind : {"table", "brute", "kdtree"}) {
+    CAPTURE(kind);
+    const auto updated = ntp::make_fact_index(m, kind);
+    for (int round = 0; round < 5; ++round) {
+      updated->embeddings_moved(move(m, 0.2, 0.3, rng));
+      const auto fresh = ntp::make_fact_index(m, kind);
+      for (bool both : {true, false}) {
+        const auto queries = queries_of(m, 50, both, static_cast<std::uint64_t>(round));
+        CHECK(updated->nearest(queries, 3) == fresh->nearest(queries, 3));
+      }
+    }
+  }
+}
+
+TEST_CASE("an HNSW fact index, updated in place, answers like a fresh one and keeps its recall") {
+  // 2,000 constants in 16 dimensions: the graph search is approximate here,
+  // and relinking matters, since 150 rounds move every point about 12 times
+  // its own nearest-neighbour distance.
+  ntp::Model m = random_model(4, 2000, 6000, 16, 5);
+  // Wide look-ups, so that what is measured is the graph's freshness rather
+  // than how far random facts lie from the goal's own constants.
+  ntp::FactIndexOptions wide;
+  wide.neighbours = 16;
+  wide.max_neighbours = 128;
+  ntp::FactIndexOptions relink_often = wide, never_relink = wide;
+  relink_often.update_every = 10;
+  never_relink.update_every = 1000000;
+  const auto often = ntp::make_fact_index(m, "hnsw", relink_often);
+  const auto never = ntp::make_fact_index(m, "hnsw", never_relink);
+  const auto exact = ntp::make_fact_index(m, "brute");
+  CHECK_FALSE(often->exact());
+  CHECK(exact->exact());
+  std::mt19937_64 rng(8);
+  for (int round = 1; round <= 150; ++round) {
+    const ntp::MovedRows moved = move(m, 0.05, 0.25, rng);
+    often->embeddings_moved(moved);
+    never->embeddings_moved(moved);
+    exact->embeddings_moved(moved);
+    if (round % 50 != 0) continue;
+    CAPTURE(round);
+    const auto fresh = ntp::make_fact_index(m, "hnsw", wide);
+    for (bool both : {true, false}) {
+      CAPTURE(both);
+      const auto queries = queries_of(m, 300, both, static_cast<std::uint64_t>(round));
+      const double recall_fresh = ntp::recall_at_k(*fresh, *exact, queries, 1);
+      const double recall_often = ntp::recall_at_k(*often, *exact, queries, 1);
+      const double recall_never = ntp::recall_at_k(*never, *exact, queries, 1);
+      CHECK(recall_fresh >= 0.95);
+      CHECK(recall_often >= 0.95);
+      CHECK(recall_often >= recall_fresh - 0.02);  // as good as a fresh graph
+      CHECK(recall_never >= 0.80);                 // points moved in place: still a usable graph
+      CHECK(ntp::recall_at_k(*exact, *exact, queries, 3) == 1.0);
+    }
+  }
+  CHECK(often->stats().rows_relinked > 0);
+  CHECK(never->stats().rows_relinked == 0);
+}
+
+TEST_CASE("training through an HNSW index probes its recall and splits its time") {
+  ntp::Model m = random_model(3, 300, 900, 8, 2);
+  ntp::ProverConfig config;
+  config.index = "hnsw";
+  m = ntp::make_model(m.kb, 8, config, 2);
+  ntp::TrainOptions o;
+  o.epochs = 1;
+  o.recall_every = 5;
+  o.profile = true;
+  std::vector<ntp::EpochReport> reports;
+  ntp::train(m, o, nullptr, [&](const ntp::EpochReport& r) { reports.push_back(r); });
+  REQUIRE(reports.size() == 1);
+  const ntp::EpochReport& r = reports[0];
+  CHECK(r.recall_probes == 18);  // steps 0, 5, ..., 85 of 90
+  CHECK(r.recall_at_1 > 0.9);
+  CHECK(r.recall_at_1 <= 1.0);
+  CHECK(r.time.goals == 900 * 3);
+  CHECK(r.time.index.queries >= r.time.goals);
+  CHECK(r.time.proof_search > 0);
+  CHECK(r.time.backward > 0);
+  // An exact index is never probed.
+  m.prover.index = "brute";
+  reports.clear();
+  ntp::train(m, o, nullptr, [&](const ntp::EpochReport& rep) { reports.push_back(rep); });
+  CHECK(reports.at(0).recall_probes == 0);
+  CHECK(reports.at(0).recall_at_1 == -1);
+}
