@@ -7,7 +7,6 @@
 #include "ann/top_k.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -21,7 +20,7 @@ constexpr float kInfinity = std::numeric_limits<float>::infinity();
 // Steps between relinking the moved constants of an HNSW graph, unless
 // FactIndexOptions::update_every says otherwise (docs/RESULTS.md measures
 // the choice on WN11).
-constexpr int kDefaultRelinkEvery = 1000;
+constexpr int kDefaultRelinkEvery = 10000;
 
 float squared_distance(const ann::RowMatrix& points, int a, int b) {
   return (points.row(a) - points.row(b)).squaredNorm();
@@ -51,7 +50,6 @@ struct ConstantIndex::TupleSearch {
   int want;
   std::vector<ann::TopK> groups;                  // (P): facts of each KB predicate, smallest cd first
   std::vector<std::vector<ann::Scored>> sorted;   // (P): the same, sorted
-  std::vector<int> candidates;
   Eigen::VectorXf distances;                      // Scan: (C) d(θ_tuple[i], θ_c) for one position
 
   TupleSearch(const ConstantIndex& idx, const std::vector<int>& g, int a, int w)
@@ -83,26 +81,36 @@ struct ConstantIndex::TupleSearch {
     for (std::size_t j = 0; j < facts.size(); ++j) push(facts[j], cd[j]);
   }
 
-  // The candidates: facts holding one of near[i]'s constants at ground
-  // position i. Returns the bound Σ_i r_i on the cd of every other fact.
+  // Scores the candidates: the facts holding one of near[i]'s constants at
+  // ground position i, each once (its cd term at i is the neighbour's known
+  // distance). Returns the bound Σ_i r_i on the cd of every other fact.
   float candidates_near(const std::vector<int>& tuple, const std::vector<const Neighbourhood*>& near) {
-    candidates.clear();
+    // Per-thread marks, kept across calls: stamps only grow, so an old mark
+    // never equals a new stamp.
+    thread_local std::vector<unsigned> seen;
+    thread_local unsigned stamp = 0;
+    if (seen.size() < index.model_.kb.facts.size()) seen.resize(index.model_.kb.facts.size(), 0u);
+    if (++stamp == 0) {  // wrapped: forget every mark
+      std::fill(seen.begin(), seen.end(), 0u);
+      stamp = 1;
+    }
     float bound = 0;
     for (std::size_t i = 0; i < ground.size(); ++i) {
       const Adjacency& adj = index.adjacency(arity, ground[i]);
-      for (int c : near[i]->constants)
-        candidates.insert(candidates.end(), adj.facts.begin() + adj.offsets[static_cast<std::size_t>(c)],
-                          adj.facts.begin() + adj.offsets[static_cast<std::size_t>(c) + 1]);
+      for (std::size_t n = 0; n < near[i]->constants.size(); ++n) {
+        const int c = near[i]->constants[n];
+        for (int j = adj.offsets[static_cast<std::size_t>(c)]; j < adj.offsets[static_cast<std::size_t>(c) + 1]; ++j) {
+          const int f = adj.facts[static_cast<std::size_t>(j)];
+          if (seen[static_cast<std::size_t>(f)] == stamp) continue;
+          seen[static_cast<std::size_t>(f)] = stamp;
+          const Atom& fact = index.model_.kb.facts[static_cast<std::size_t>(f)];
+          float cd = near[i]->distances[n];
+          for (std::size_t other = 0; other < ground.size(); ++other)
+            if (other != i) cd += squared_distance(index.points_, tuple[other], fact.args[static_cast<std::size_t>(ground[other])]);
+          push(f, cd);
+        }
+      }
       bound += near[i]->radius;
-    }
-    std::sort(candidates.begin(), candidates.end());
-    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-    for (int f : candidates) {
-      const Atom& fact = index.model_.kb.facts[static_cast<std::size_t>(f)];
-      float cd = 0;
-      for (std::size_t i = 0; i < ground.size(); ++i)
-        cd += squared_distance(index.points_, tuple[i], fact.args[static_cast<std::size_t>(ground[i])]);
-      push(f, cd);
     }
     return bound;
   }
@@ -117,11 +125,14 @@ ConstantIndex::Neighbourhood ConstantIndex::neighbourhood(int c, int m) const {
   // embeddings that L2 shrank: every point's nearest neighbours are then the
   // same few hubs, and no link leads back to the point itself).
   near.constants.push_back(c);
+  near.distances.push_back(0.0f);
   for (int other : nb.ids)
-    if (other != c && static_cast<int>(near.constants.size()) < m) near.constants.push_back(other);
+    if (other != c && static_cast<int>(near.constants.size()) < m) {
+      near.constants.push_back(other);
+      near.distances.push_back(squared_distance(points_, c, other));  // live: the graph may lag
+    }
   // Fewer than m: the graph holds no more constants, so every fact is a candidate.
-  near.radius = nb.k < m ? kInfinity : 0.0f;
-  for (int other : near.constants) near.radius = std::max(near.radius, squared_distance(points_, c, other));  // live: the graph may lag
+  near.radius = nb.k < m ? kInfinity : *std::max_element(near.distances.begin(), near.distances.end());
   return near;
 }
 
@@ -183,11 +194,6 @@ void ConstantIndex::rebuild_graph() {
     // touch), where they are near everything: without the pruned links the
     // graph of a trained WN11 model leaves 98% of its nodes unreachable.
     params.keep_pruned = true;
-    if (const char* e = std::getenv("NTP_EXP_EFC")) params.ef_construction = std::atoi(e);
-    if (const char* e = std::getenv("NTP_EXP_EF")) params.ef = std::atoi(e);
-    if (const char* e = std::getenv("NTP_EXP_M")) params.M = std::atoi(e);
-    if (const char* e = std::getenv("NTP_EXP_MAXNB")) options_.max_neighbours = std::atoi(e);
-    if (const char* e = std::getenv("NTP_EXP_NB")) options_.neighbours = std::atoi(e);
     graph_ = std::make_unique<ann::Hnsw>(params);
   }
   else graph_ = std::make_unique<ann::KdTree>();

@@ -55,7 +55,8 @@ class ConstantIndex : public FactIndex {
   // The m constants nearest to constant c in the graph, and the largest of
   // their current squared distances to c (infinity when the graph holds < m).
   struct Neighbourhood {
-    std::vector<int> constants;
+    std::vector<int> constants;   // c first
+    std::vector<float> distances; // (constants): squared distance to c
     float radius = 0;
   };
   Neighbourhood neighbourhood(int c, int m) const;

@@ -71,7 +71,7 @@ struct FactIndexOptions {
   // Steps between restructurings for the moved rows; 0 = the engine's
   // default. table: rebuild the distance tables (default every step). hnsw:
   // moved points are written into the graph every step, and relinked every
-  // this many steps (default 1,000). brute needs none; a k-d tree is rebuilt
+  // this many steps (default 10,000, about one WN11 epoch). brute needs none; a k-d tree is rebuilt
   // whenever a point moves.
   int update_every = 0;
   int neighbours = 4;        // ANN engines: constants looked up per goal constant (itself included), at first

@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
       ("goals", "training-like goals to draw queries from", cxxopts::value<int>()->default_value("300"))
       ("kinds", "indices to compare, against brute", cxxopts::value<std::vector<std::string>>()->default_value("hnsw"))
       ("explain", "print this many misses of the first approximate index", cxxopts::value<int>()->default_value("0"))
+      ("no-recall", "skip the exact searches (profiling)")
       ("seed", "query seed", cxxopts::value<unsigned long long>()->default_value("1"))
       ("h,help", "show this help");
   const auto r = options.parse(argc, argv);
@@ -91,7 +92,7 @@ int main(int argc, char** argv) {
     t = Clock::now();
     for (const auto& batch : rounds) index->nearest(batch, 1);
     const double search = seconds_since(t);
-    const double recall = ntp::recall_at_k(*index, *exact, queries, 1);
+    const double recall = r.count("no-recall") ? -1.0 : ntp::recall_at_k(*index, *exact, queries, 1);
     std::printf("| %s | %.2f | %.0f | %.4f |\n", kind.c_str(), build, static_cast<double>(queries.size()) / search, recall);
     for (const auto& q : queries) {
       if (explain <= 0 || index->exact()) break;
