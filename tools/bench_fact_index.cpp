@@ -7,6 +7,9 @@
 // rule's body predicate row. Every index answers the same queries, grouped
 // by pattern, as the prover batches a training step's queries. `--explain N` prints
 // the first N queries where the approximate index misses the exact answer.
+// `--moved-from EARLIER` measures freshness instead: HNSW graphs built on an
+// earlier model's constants, moved to the later model's in place, relinked,
+// or built afresh.
 #include "ntp/fact_index.h"
 
 #include <cxxopts.hpp>
@@ -16,6 +19,7 @@
 #include <iostream>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 
 namespace {
 
@@ -50,6 +54,45 @@ std::string describe(const ntp::Model& m, const ntp::FactQuery& q, int fact) {
   return s.str();
 }
 
+double queries_per_second(ntp::FactIndex& index, const std::vector<std::vector<ntp::FactQuery>>& rounds) {
+  const auto t = Clock::now();
+  std::size_t count = 0;
+  for (const auto& batch : rounds) {
+    index.nearest(batch, 1);
+    count += batch.size();
+  }
+  return static_cast<double>(count) / seconds_since(t);
+}
+
+// HNSW indices built on `earlier`'s constants, then told that every constant
+// moved to `m`'s: written in place and never relinked, or relinked (which,
+// all rows having moved, rebuilds), against one built fresh on `m`.
+int compare_freshness(ntp::Model& m, const ntp::Model& earlier, ntp::FactIndexOptions options,
+                      const std::vector<ntp::FactQuery>& queries, const std::vector<std::vector<ntp::FactQuery>>& rounds,
+                      ntp::FactIndex& exact) {
+  if (earlier.constants.value.rows() != m.constants.value.rows() || earlier.dim != m.dim)
+    throw std::invalid_argument("--moved-from: the two models' constant tables differ in shape");
+  const ad::Matrix now = m.constants.value;
+  ntp::MovedRows all;
+  for (int c = 0; c < now.rows(); ++c) all.constants.push_back(c);
+  std::printf("| graph | maintenance s | queries/s | recall@1 |\n|---|---|---|---|\n");
+  for (const char* policy : {"moved in place, never relinked", "relinked", "fresh"}) {
+    ntp::FactIndexOptions o = options;
+    o.update_every = std::string(policy) == "relinked" ? 1 : 1000000000;
+    m.constants.value = earlier.constants.value;
+    std::unique_ptr<ntp::FactIndex> index;
+    if (std::string(policy) != "fresh") index = ntp::make_fact_index(m, "hnsw", o);
+    m.constants.value = now;
+    const auto t = Clock::now();
+    if (index) index->embeddings_moved(all);
+    else index = ntp::make_fact_index(m, "hnsw", o);
+    const double maintenance = seconds_since(t);
+    const double qps = queries_per_second(*index, rounds);
+    std::printf("| %s | %.2f | %.0f | %.4f |\n", policy, maintenance, qps, ntp::recall_at_k(*index, exact, queries, 1));
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -60,6 +103,10 @@ int main(int argc, char** argv) {
       ("kinds", "indices to compare, against brute", cxxopts::value<std::vector<std::string>>()->default_value("hnsw"))
       ("explain", "print this many misses of the first approximate index", cxxopts::value<int>()->default_value("0"))
       ("no-recall", "skip the exact searches (profiling)")
+      ("neighbours", "ANN look-up: constants per goal constant at first", cxxopts::value<int>()->default_value("4"))
+      ("max-neighbours", "ANN look-up: widest", cxxopts::value<int>()->default_value("16"))
+      ("moved-from", "freshness: build the ANN indices on this (earlier) model's embeddings, then move every "
+       "constant to --model's and compare: moved in place, relinked, fresh", cxxopts::value<std::string>())
       ("seed", "query seed", cxxopts::value<unsigned long long>()->default_value("1"))
       ("h,help", "show this help");
   const auto r = options.parse(argc, argv);
@@ -67,7 +114,10 @@ int main(int argc, char** argv) {
     std::cout << options.help() << std::endl;
     return r.count("help") ? 0 : 2;
   }
-  const ntp::Model m = ntp::load_model(r["model"].as<std::string>());
+  ntp::Model m = ntp::load_model(r["model"].as<std::string>());
+  ntp::FactIndexOptions index_options;
+  index_options.neighbours = r["neighbours"].as<int>();
+  index_options.max_neighbours = r["max-neighbours"].as<int>();
   const auto queries = training_queries(m, r["goals"].as<int>(), r["seed"].as<unsigned long long>());
   const auto exact = ntp::make_fact_index(m, "brute");
   // As the prover asks: a training step's 30 goals at once, their facts in
@@ -85,15 +135,14 @@ int main(int argc, char** argv) {
               static_cast<int>(m.kb.facts.size()), m.kb.constants.size(), m.dim);
   std::printf("| index | build s | queries/s | recall@1 |\n|---|---|---|---|\n");
   int explain = r["explain"].as<int>();
+  if (r.count("moved-from")) return compare_freshness(m, ntp::load_model(r["moved-from"].as<std::string>()), index_options, queries, rounds, *exact);
   for (const std::string& kind : r["kinds"].as<std::vector<std::string>>()) {
     auto t = Clock::now();
-    const auto index = ntp::make_fact_index(m, kind);
+    const auto index = ntp::make_fact_index(m, kind, index_options);
     const double build = seconds_since(t);
-    t = Clock::now();
-    for (const auto& batch : rounds) index->nearest(batch, 1);
-    const double search = seconds_since(t);
+    const double qps = queries_per_second(*index, rounds);
     const double recall = r.count("no-recall") ? -1.0 : ntp::recall_at_k(*index, *exact, queries, 1);
-    std::printf("| %s | %.2f | %.0f | %.4f |\n", kind.c_str(), build, static_cast<double>(queries.size()) / search, recall);
+    std::printf("| %s | %.2f | %.0f | %.4f |\n", kind.c_str(), build, qps, recall);
     for (const auto& q : queries) {
       if (explain <= 0 || index->exact()) break;
       const int got = index->nearest({q}, 1)[0][0], want = exact->nearest({q}, 1)[0][0];

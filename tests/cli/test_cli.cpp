@@ -130,6 +130,29 @@ TEST_CASE("train, eval, rules and prove on the bundled family KB") {
   CHECK(refused.err.find("zeus") != std::string::npos);
 }
 
+TEST_CASE("training through the HNSW index reports its recall and, with --profile, where the time went") {
+  const std::string model = kWork + "/family_hnsw.ntp";
+  const Run train = ntp("train --train " + kFamily + "/train.nl --templates " + kFamily + "/family.nlt --model " + model +
+                        " --dim 10 --epochs 2 --seed 1 --threads 1 --index hnsw --recall-every 5 --profile");
+  REQUIRE_MESSAGE(train.status == 0, train.err);
+  CHECK(train.err.find("epoch 2/2") != std::string::npos);
+  CHECK(train.err.find("recall@1 ") != std::string::npos);
+  CHECK(train.err.find("probes, hnsw)") != std::string::npos);
+  CHECK(train.err.find("time: proof search ") != std::string::npos);
+  CHECK(train.err.find("goals/s") != std::string::npos);
+  // The model keeps its index; eval and prove use it.
+  const Run eval = ntp("eval --model " + model + " --protocol ranking --test " + kFamily + "/test.nl --json");
+  REQUIRE_MESSAGE(eval.status == 0, eval.err);
+  CHECK(json_value(last_line(eval.out), "mrr") > 0);
+  // An exact index is never probed; a bad kind is refused up front.
+  const Run exact = ntp("train --train " + kFamily + "/train.nl --model " + model + " --dim 10 --epochs 1 --index brute");
+  REQUIRE_MESSAGE(exact.status == 0, exact.err);
+  CHECK(exact.err.find("recall@1") == std::string::npos);
+  const Run bad = ntp("train --train " + kFamily + "/train.nl --model " + model + " --index faiss");
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("unknown fact index 'faiss'") != std::string::npos);
+}
+
 TEST_CASE("an NTPλ model trained with --combine mean scores, evaluates and proves with the mean") {
   const std::string model = kWork + "/family-mean.ntp";
   const Run train = ntp("train --train " + kFamily + "/train.nl --templates " + kFamily + "/family.nlt --model " +

@@ -147,6 +147,8 @@ int cmd_train(int argc, char** argv) {
   const auto r = parse(o, argc, argv);
   check_non_negative(r, {"k", "k-rules", "refresh", "recall-every", "threads", "depth", "epochs", "negatives"});
   if (r.count("complex") && r["dim"].as<int>() % 2 != 0) throw UsageError("--complex needs an even --dim");
+  if (!ntp::is_fact_index_kind(r["index"].as<std::string>()))
+    throw UsageError("unknown fact index '" + r["index"].as<std::string>() + "' (expected " + ntp::fact_index_kinds() + ")");
   const std::string combine = r["combine"].as<std::string>();
   ntp::Combine combine_rule = ntp::Combine::Max;
   if (!ntp::combine_from_name(combine, &combine_rule))
