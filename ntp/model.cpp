@@ -1,6 +1,7 @@
 // ntp/model.cpp: building a model from a KB, and its versioned file format.
 #include "ntp/model.h"
 
+#include "ntp/limits.h"
 #include "ntp/selector.h"
 
 #include <cstdio>
@@ -88,7 +89,7 @@ class Reader {
     return v;
   }
   ad::Matrix matrix() {
-    std::int32_t r = count(), c = count(1 << 16);
+    std::int32_t r = count(kMaxTableRows), c = count(kMaxDim);
     if (static_cast<long long>(r) * c * static_cast<long long>(sizeof(double)) > left_)
       fail("truncated model file (table of " + std::to_string(r) + " x " + std::to_string(c) + ")");
     ad::Matrix m(r, c);
@@ -98,7 +99,7 @@ class Reader {
   RuleAtom atom() {
     RuleAtom a;
     a.predicate.is_slot = i32() != 0; a.predicate.id = i32();
-    a.args.resize(static_cast<std::size_t>(count(64)));
+    a.args.resize(static_cast<std::size_t>(count(kMaxArity)));
     for (Term& t : a.args) { t.is_variable = i32() != 0; t.id = i32(); }
     return a;
   }
@@ -121,7 +122,7 @@ void read_vocabulary(Reader& r, Vocabulary& v) {
 // so that a corrupt file is refused here rather than crashing a search.
 void check_ids(Reader& r, const KnowledgeBase& kb, const std::vector<Atom>& filter_facts, int dim, int num_predicates,
                long long predicate_rows) {
-  if (dim <= 0 || dim > (1 << 16)) r.fail("corrupt model file (embedding dimension " + std::to_string(dim) + ")");
+  if (dim <= 0 || dim > kMaxDim) r.fail("corrupt model file (embedding dimension " + std::to_string(dim) + ")");
   if (num_predicates != kb.predicates.size()) r.fail("corrupt model file (predicate count)");
   auto check_atom = [&](const Atom& a) {
     if (a.predicate < 0 || a.predicate >= kb.predicates.size()) r.fail("corrupt model file (predicate id)");
@@ -132,8 +133,8 @@ void check_ids(Reader& r, const KnowledgeBase& kb, const std::vector<Atom>& filt
   for (const Atom& f : filter_facts) check_atom(f);
   long long slots = 0;
   for (const Template& t : kb.templates) {
-    if (t.copies < 1 || t.copies > 1000000 || t.num_slots < 0 || t.num_slots > 1024 || t.num_variables < 0 ||
-        t.num_variables > 1024 || t.body.empty())
+    if (t.copies < 1 || t.copies > kMaxTemplateCopies || t.num_slots < 0 || t.num_slots > kMaxTemplateSymbols ||
+        t.num_variables < 0 || t.num_variables > kMaxTemplateSymbols || t.body.empty())
       r.fail("corrupt model file (template counts)");
     std::vector<const RuleAtom*> atoms{&t.head};
     for (const RuleAtom& b : t.body) atoms.push_back(&b);
@@ -306,12 +307,12 @@ Model load_model(std::istream& in, const std::string& path) {
   for (std::int32_t i = 0, n = r.count(1 << 28, 8); i < n; ++i) {
     Template t;
     t.head = r.atom();
-    t.body.resize(static_cast<std::size_t>(r.count(64)));
+    t.body.resize(static_cast<std::size_t>(r.count(kMaxBodyAtoms)));
     for (RuleAtom& a : t.body) a = r.atom();
     t.copies = r.i32(); t.num_slots = r.i32(); t.num_variables = r.i32();
-    t.variable_names.resize(static_cast<std::size_t>(r.count(1024)));
+    t.variable_names.resize(static_cast<std::size_t>(r.count(kMaxTemplateSymbols)));
     for (std::string& s : t.variable_names) s = r.str();
-    t.slot_names.resize(static_cast<std::size_t>(r.count(1024)));
+    t.slot_names.resize(static_cast<std::size_t>(r.count(kMaxTemplateSymbols)));
     for (std::string& s : t.slot_names) s = r.str();
     t.source = r.str();
     kb.templates.push_back(std::move(t));
