@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo test test-sanitize bench static reproduce clean
+.PHONY: all deps configure build demo test test-sanitize fuzz bench static reproduce clean
 
 all: build
 
@@ -33,6 +33,15 @@ test-sanitize: deps
 	@cmake --build $(BUILD)-sanitize -j $(JOBS)
 	@cd $(BUILD)-sanitize && ctest --output-on-failure
 
+# libFuzzer targets (tools/fuzz/), built with clang in their own folder and
+# run for FUZZ_SECONDS each (default 60); fails on any crash.
+fuzz:
+	@tools/install-deps.sh --fuzz
+	@cmake -S . -B $(BUILD)-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DNTP_FUZZ=ON $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD)-fuzz -j $(JOBS) --target fuzz
+	@tools/fuzz/run.sh $(BUILD)-fuzz
+
 bench: configure
 	@tools/install-deps.sh --bench
 	@cmake -S . -B $(BUILD) >/dev/null
@@ -48,4 +57,4 @@ reproduce: build
 	@tools/reproduce.sh $(BUILD)/ntp
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-static $(BUILD)-sanitize
+	rm -rf $(BUILD) $(BUILD)-static $(BUILD)-sanitize $(BUILD)-fuzz
