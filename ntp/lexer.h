@@ -7,10 +7,11 @@
 // Columns count UTF-8 code points, 1-based.
 //
 // Input must be text: well-formed UTF-8 (the Countries KB names `são_tomé`),
-// with no control characters but tab, CR and LF. Anything else (a NUL byte,
-// an escape, a stray Latin-1 byte) is an error at its line and column rather
-// than part of a name, since it almost always means a binary, UTF-16 or
-// Latin-1 file read by mistake. CRLF line ends read as LF.
+// with no control characters but tab, CR and LF, and a byte order mark at
+// most at the start. Anything else (a NUL byte, an escape, a stray Latin-1
+// byte) is an error at its line and column rather than part of a name, since
+// it almost always means a binary, UTF-16 or Latin-1 file read by mistake.
+// CRLF line ends read as LF.
 #pragma once
 
 #include "ntp/kb.h"

@@ -63,6 +63,12 @@ std::string hex_byte(unsigned char b) {
 // What is wrong with the byte at text[i] (`length` bytes long as UTF-8, 0 if
 // it does not start a well-formed sequence), or "" when it is text.
 std::string byte_problem(const std::string& text, std::size_t i, std::size_t length) {
+  // A byte order mark after the start is invisible, yet would become part of
+  // a name: `\uFEFFp` and `p` would be two predicates. It comes from files
+  // joined with their marks.
+  if (i > 0 && length == 3 && text.compare(i, 3, "\xEF\xBB\xBF") == 0)
+    return "found a byte order mark (U+FEFF) after the start of the text (expected one only at the start; "
+           "was this file joined from several?)";
   const unsigned char b = static_cast<unsigned char>(text[i]);
   if (b == '\0') return "found a NUL byte (expected text; NUL bytes come from binary or UTF-16 files)";
   if ((b < 0x20 && b != '\t' && b != '\n' && b != '\r') || b == 0x7F)

@@ -185,7 +185,9 @@ std::vector<Template> read_templates_nlt(std::istream& in, const std::string& na
 std::vector<Template> read_templates_pl(std::istream& in, const std::string& name, KnowledgeBase& kb) {
   const auto arities = fact_arities(kb);
   std::vector<Template> templates;
-  std::istringstream lines(lex::read_all(in));
+  const std::string text = lex::read_all(in);
+  lex::check_text(text, name, 1);  // each line is tokenized alone: a mark at a line's start is checked here
+  std::istringstream lines(text);
   std::string line;
   for (int number = 1; std::getline(lines, line); ++number) {
     Cursor cursor(lex::tokenize(line, name, number, true), name);
