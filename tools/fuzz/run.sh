@@ -5,6 +5,8 @@
 # exception, a hang over 10 s or a memory blow-up); the crashing inputs are
 # in BUILD_DIR/fuzz/crashes/. Called by `make fuzz`.
 # Usage: tools/fuzz/run.sh BUILD_DIR   (the build folder of -DNTP_FUZZ=ON)
+# With FUZZ_RUNS=N, each target stops after N executions or FUZZ_SECONDS,
+# whichever comes first.
 #
 # Text targets are seeded from datasets/family and the benchmark KBs
 # ($NTP_DATA_DIR, else ../shared/datasets), each file cut to its first 4 KB;
@@ -13,6 +15,7 @@
 set -euo pipefail
 build=$(cd "${1:?usage: tools/fuzz/run.sh BUILD_DIR}" && pwd)
 seconds=${FUZZ_SECONDS:-60}
+runs_limit=${FUZZ_RUNS:--1}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 data=${NTP_DATA_DIR:-$src/../shared/datasets}
 work=$build/fuzz
@@ -46,7 +49,7 @@ seed_atoms() {
   done < <(find "$src/datasets/family" "$data" -type f -name "*.nl" 2>/dev/null | sort)
 }
 
-rm -rf "$work/seeds"
+rm -rf "$work/seeds" "$work/crashes"  # crashes of earlier runs are fixed or reported already
 mkdir -p "$work/seeds" "$work/corpus" "$work/crashes"
 seed_from_files facts_nl .nl
 seed_from_files templates_nlt .nlt
@@ -57,16 +60,18 @@ seed_atoms
 "$build/fuzz_seeds" "$work/seeds"
 
 failed=0
-printf '%-16s %12s %10s %8s  %s\n' target executions "exec/s" crashes "seconds: $seconds"
+printf '%-16s %12s %10s %8s %8s\n' target executions "exec/s" seconds crashes
 for target in facts_nl templates_nlt templates_pl tsv labelled_tsv parse_atom load_model hnsw_load; do
   max=$text_max
   [[ $target == load_model || $target == hnsw_load ]] && max=$binary_max
   mkdir -p "$work/corpus/$target"
   log=$work/$target.log
   status=0
-  "$build/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="$max" \
+  started=$SECONDS
+  "$build/fuzz_$target" -max_total_time="$seconds" -runs="$runs_limit" -timeout=10 -rss_limit_mb=2048 -max_len="$max" \
     -print_final_stats=1 -artifact_prefix="$work/crashes/$target-" \
     "$work/corpus/$target" "$work/seeds/$target" > "$log" 2>&1 || status=$?
+  took=$((SECONDS - started))
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
   crashes=0
@@ -74,7 +79,7 @@ for target in facts_nl templates_nlt templates_pl tsv labelled_tsv parse_atom lo
     crashes=1
     failed=1
   fi
-  printf '%-16s %12s %10s %8s\n' "$target" "${runs:-?}" "${speed:-?}" "$crashes"
+  printf '%-16s %12s %10s %8s %8s\n' "$target" "${runs:-?}" "${speed:-?}" "$took" "$crashes"
   if [[ $status -ne 0 ]]; then
     grep -E "ERROR|invariant failed|Test unit written|uncaught|SUMMARY" "$log" | head -n 8 | sed 's/^/    /'
     echo "    full log: $log"
