@@ -115,7 +115,8 @@ class PendingSymbols {
 };
 
 // Whole contents of a stream; of a file, throwing ParseError naming the path
-// if it cannot be opened.
+// if it cannot be opened. Reading stops early, after the chunk holding a NUL
+// byte or past check_text's size limit: check_text refuses such input anyway.
 std::string read_all(std::istream& in);
 std::string read_file(const std::string& path);
 

@@ -9,7 +9,6 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
-#include <sstream>
 #include <stdexcept>
 #include <string_view>
 #include <utility>
@@ -27,6 +26,9 @@ bool is_name_char(char c) { return !is_blank(c) && std::string_view("(),:%<>.").
 
 // A UTF-8 continuation byte does not start a new column.
 bool starts_code_point(char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }
+
+// Inputs of more bytes are refused: line and column numbers then fit in an int.
+constexpr std::size_t kMaxTextBytes = std::numeric_limits<int>::max() - 1;
 
 bool in_range(const std::string& text, std::size_t i, unsigned lo, unsigned hi) {
   if (i >= text.size()) return false;
@@ -82,11 +84,8 @@ std::string byte_problem(const std::string& text, std::size_t i, std::size_t len
 }  // namespace
 
 void check_text(const std::string& text, const std::string& file, int first_line) {
-  // Below INT_MAX bytes, line and column numbers fit in an int.
-  const std::size_t limit = std::numeric_limits<int>::max() - 1;
-  if (text.size() > limit)
-    throw ParseError(file, 0, 0, "input of " + std::to_string(text.size()) + " bytes is too large (expected at most " +
-                                     std::to_string(limit) + " bytes)");
+  if (text.size() > kMaxTextBytes)
+    throw ParseError(file, 0, 0, "input too large (expected at most " + std::to_string(kMaxTextBytes) + " bytes)");
   int line = first_line, column = 1;
   for (std::size_t i = bom_size(text); i < text.size();) {
     const std::size_t length = static_cast<unsigned char>(text[i]) < 0x80 ? 1 : utf8_length(text, i);
@@ -295,9 +294,18 @@ void PendingSymbols::commit(Vocabulary& vocab) const {
 }
 
 std::string read_all(std::istream& in) {
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  // In chunks, so that input that can only be refused is not read to its
+  // end: check_text refuses a NUL byte wherever it is (so /dev/zero or a
+  // binary file stops at its first chunk), and any text over its size limit.
+  std::string text;
+  std::vector<char> chunk(1 << 16);
+  while (text.size() <= kMaxTextBytes) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    const std::size_t n = static_cast<std::size_t>(in.gcount());
+    text.append(chunk.data(), n);
+    if (n < chunk.size() || std::memchr(chunk.data(), '\0', n) != nullptr) break;  // the end, or a NUL
+  }
+  return text;
 }
 
 std::string read_file(const std::string& path) {

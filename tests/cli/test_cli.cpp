@@ -198,6 +198,10 @@ TEST_CASE("bytes that are not text are refused, not looped over or read as names
   CHECK(nul.err.find("nul.nl:2:5: found a NUL byte (expected text") != std::string::npos);
   CHECK(!std::ifstream(kWork + "/never.ntp").good());
 
+  const Run zero = ntp("train --train /dev/zero --model " + kWork + "/never.ntp --epochs 1 --quiet");
+  CHECK(zero.status == 1);
+  CHECK(zero.err.find("/dev/zero:1:1: found a NUL byte") != std::string::npos);
+
   write("latin1.nl", "p(a,b).\np(caf\xE9,b).\n");
   const Run latin1 = ntp("train --train " + kWork + "/latin1.nl --model " + kWork + "/never.ntp --epochs 1 --quiet");
   CHECK(latin1.status == 1);

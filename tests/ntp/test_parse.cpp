@@ -614,6 +614,18 @@ TEST_CASE("bad bytes: a byte order mark after the start of a file (fuzz findings
   CHECK(kb.constants.size() == 0);
 }
 
+TEST_CASE("bad bytes: endless binary input (/dev/zero) is refused at its first NUL, not read to its end") {
+  if (!std::filesystem::exists("/dev/zero")) return;
+  KnowledgeBase kb;
+  for (const ParseError& e : {error_of([&] { ntp::read_facts("/dev/zero", kb, NewSymbols::Allow); }),
+                              error_of([&] { ntp::read_templates("/dev/zero", kb); }),
+                              error_of([&] { ntp::read_labelled_tsv("/dev/zero", kb, NewSymbols::Allow); }),
+                              error_of([&] { ntp::read_names("/dev/zero"); })}) {
+    CHECK(std::string(e.what()) ==
+          "/dev/zero:1:1: found a NUL byte (expected text; NUL bytes come from binary or UTF-16 files)");
+  }
+}
+
 TEST_CASE("text that is fine: UTF-8 of every length, a byte order mark, CRLF, no final newline") {
   KnowledgeBase kb;
   const auto facts = facts_nl("\xEF\xBB\xBFp(são, €uro).\r\np(😀, ü).\r\n\tp(a, b).", kb);
