@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo test bench static reproduce clean
+.PHONY: all deps configure build demo test test-sanitize fuzz bench static reproduce clean
 
 all: build
 
@@ -24,6 +24,24 @@ demo: build
 test: build
 	@cd $(BUILD) && ctest --output-on-failure
 
+# The whole test suite under AddressSanitizer and UBSan, in its own build
+# folder. -O1 -g without NDEBUG: Eigen's bounds checks stay on, and the suite
+# still runs in minutes.
+test-sanitize: deps
+	@cmake -S . -B $(BUILD)-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DNTP_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD)-sanitize -j $(JOBS)
+	@cd $(BUILD)-sanitize && ctest --output-on-failure
+
+# libFuzzer targets (tools/fuzz/), built with clang in their own folder and
+# run for FUZZ_SECONDS each (default 60); fails on any crash.
+fuzz:
+	@tools/install-deps.sh --fuzz
+	@cmake -S . -B $(BUILD)-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DNTP_FUZZ=ON $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD)-fuzz -j $(JOBS) --target fuzz
+	@tools/fuzz/run.sh $(BUILD)-fuzz
+
 bench: configure
 	@tools/install-deps.sh --bench
 	@cmake -S . -B $(BUILD) >/dev/null
@@ -39,4 +57,4 @@ reproduce: build
 	@tools/reproduce.sh $(BUILD)/ntp
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-static
+	rm -rf $(BUILD) $(BUILD)-static $(BUILD)-sanitize $(BUILD)-fuzz

@@ -1,9 +1,12 @@
 // ann/brute_force.cpp: tiled, batched exact search (see brute_force.h).
 //
 // GCC 12 reports a false -W(maybe-)uninitialized inside Eigen's AVX-512 GEMM
-// packing (the _mm512_undefined_ps in avx512fintrin.h); silence it here only.
+// packing (the _mm512_undefined_ps in avx512fintrin.h); silence it here only
+// (clang has no -Wmaybe-uninitialized and would warn about the pragma).
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 #include "ann/brute_force.h"
 
 #include "ann/distance.h"

@@ -28,6 +28,7 @@
 #include "ann/visited_set.h"
 
 #include <cstdint>
+#include <iosfwd>
 #include <mutex>
 
 namespace ann {
@@ -90,8 +91,11 @@ class Hnsw : public Index {
   // Binary file: magic "NTPHNSW\0", format version, parameters, levels,
   // vectors and links (little-endian). load() checks the header, the sizes
   // and the graph, and throws std::runtime_error naming the file otherwise.
+  // Sizes in the header are checked against the bytes the file holds before
+  // anything is allocated. The stream form names the input `path` in errors.
   void save(const std::string& path) const;
   static std::unique_ptr<Hnsw> load(const std::string& path);
+  static std::unique_ptr<Hnsw> load(std::istream& in, const std::string& path);
 
  private:
   struct Scratch;

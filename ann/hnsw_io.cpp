@@ -25,11 +25,33 @@ void write_raw(std::ofstream& out, const T* data, size_t count) {
 }
 
 template <class T>
-void read_raw(std::ifstream& in, T* data, size_t count, const std::string& path, const char* what) {
+void read_raw(std::istream& in, T* data, size_t count, const std::string& path, const char* what) {
   in.read(reinterpret_cast<char*>(data), static_cast<std::streamsize>(sizeof(T) * count));
   if (!in)
     throw std::runtime_error("Hnsw::load: " + path + ": file ends inside the " + what +
                              "; the file is truncated, rewrite it with Hnsw::save");
+}
+
+// Bytes from the read position of `in` to its end, or -1 if it cannot seek.
+long long bytes_left(std::istream& in) {
+  const std::streampos start = in.tellg();
+  if (start == std::streampos(-1) || !in.seekg(0, std::ios::end)) {
+    in.clear();
+    return -1;
+  }
+  const long long left = static_cast<long long>(in.tellg() - start);
+  in.seekg(start);
+  return left;
+}
+
+// Refuses a file whose sections, as its header sizes them, are longer than
+// the file: a damaged count must be an error, not an allocation.
+void check_fits(unsigned long long n, unsigned long long bytes_per_point, long long left, const std::string& path) {
+  const unsigned long long room = left > 0 ? static_cast<unsigned long long>(left) : 0;
+  if (bytes_per_point > room / n)
+    throw std::runtime_error("Hnsw::load: " + path + " declares " + std::to_string(n) + " points of " +
+                             std::to_string(bytes_per_point) + " bytes, more than its " + std::to_string(left) +
+                             " bytes; the file is truncated or corrupt, rewrite it with Hnsw::save");
 }
 
 }  // namespace
@@ -58,6 +80,23 @@ void Hnsw::save(const std::string& path) const {
 std::unique_ptr<Hnsw> Hnsw::load(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("Hnsw::load: cannot open " + path);
+  return load(in, path);
+}
+
+std::unique_ptr<Hnsw> Hnsw::load(std::istream& stream, const std::string& path) {
+  // Every section is sized from the header, so the bytes the file holds are
+  // needed first; a stream that cannot seek (a pipe) is read into memory.
+  std::istringstream copy;
+  std::istream* input = &stream;
+  long long left = bytes_left(stream);
+  if (left < 0) {
+    std::ostringstream all;
+    all << stream.rdbuf();
+    copy.str(all.str());
+    left = static_cast<long long>(copy.str().size());
+    input = &copy;
+  }
+  std::istream& in = *input;
   char magic[8];
   read_raw(in, magic, 8, path, "magic number");
   if (std::memcmp(magic, kMagic, sizeof(kMagic)) != 0)
@@ -91,6 +130,11 @@ std::unique_ptr<Hnsw> Hnsw::load(const std::string& path) {
   read_raw(in, top, 2, path, "header");
   h.stride0_ = 1 + 2 * static_cast<size_t>(h.params_.M);
   h.stride_upper_ = 1 + static_cast<size_t>(h.params_.M);
+  constexpr long long kHeaderBytes = 8 + 4 + 5 * 4 + 8 + 2 * 4;
+  // A level byte, d floats and a layer-0 link block per point (d and M are
+  // below 2^31, so this fits in 64 bits).
+  const unsigned long long per_point = 1 + 4 * (static_cast<unsigned long long>(d) + h.stride0_);
+  check_fits(static_cast<unsigned long long>(n), per_point, left - kHeaderBytes - 8, path);
   h.levels_.resize(static_cast<size_t>(n));
   read_raw(in, h.levels_.data(), h.levels_.size(), path, "levels");
   h.points_.resize(n, d);
@@ -109,9 +153,10 @@ std::unique_ptr<Hnsw> Hnsw::load(const std::string& path) {
     throw std::runtime_error("Hnsw::load: " + path + " has " + std::to_string(upper_size) +
                              " upper-layer entries but its levels need " + std::to_string(total) +
                              "; the file is corrupt, rewrite it with Hnsw::save");
+  check_fits(1, 4 * total, left - kHeaderBytes - static_cast<long long>(n * per_point) - 8, path);
   h.upper_.resize(total);
   read_raw(in, h.upper_.data(), total, path, "upper-layer links");
-  if (in.peek() != std::ifstream::traits_type::eof())
+  if (in.peek() != std::istream::traits_type::eof())
     throw std::runtime_error("Hnsw::load: " + path + " has bytes after the last section; "
                              "the file is corrupt, rewrite it with Hnsw::save");
   if (!h.points_.allFinite())

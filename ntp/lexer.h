@@ -5,6 +5,13 @@
 // a `.` belongs to a name when another name character follows it (FB15k
 // relations contain dots), so the `.` ending `p(a, b).` is its own token.
 // Columns count UTF-8 code points, 1-based.
+//
+// Input must be text: well-formed UTF-8 (the Countries KB names `são_tomé`),
+// with no control characters but tab, CR and LF, and a byte order mark at
+// most at the start. Anything else (a NUL byte, an escape, a stray Latin-1
+// byte) is an error at its line and column rather than part of a name, since
+// it almost always means a binary, UTF-16 or Latin-1 file read by mistake.
+// CRLF line ends read as LF.
 #pragma once
 
 #include "ntp/kb.h"
@@ -17,6 +24,17 @@
 namespace ntp {
 namespace lex {
 
+// Throws ParseError at the first byte of `text` that is not text as above
+// (line numbers start at `first_line`), or if `text` is too long for int
+// line and column numbers.
+void check_text(const std::string& text, const std::string& file, int first_line);
+
+// Bytes of a UTF-8 byte order mark at the start of `text` (3 or 0).
+std::size_t bom_size(const std::string& text);
+
+// Code points in text[from, to): the column distance between two bytes.
+int code_points(const std::string& text, std::size_t from, std::size_t to);
+
 enum class TokenKind { Name, LParen, RParen, Comma, Dot, Implies, Less, Greater, End };
 
 struct Token {
@@ -28,7 +46,8 @@ struct Token {
 
 // Splits `text` into tokens, the last one End. Line numbers start at
 // `first_line`. With `comments`, `%` starts a comment that runs to the end
-// of the line. Throws ParseError on a character that cannot start a token.
+// of the line. Throws ParseError on a character that cannot start a token,
+// and on input that check_text refuses.
 std::vector<Token> tokenize(const std::string& text, const std::string& file, int first_line, bool comments);
 
 // Variables start with an upper-case ASCII letter or `_`.
@@ -70,7 +89,8 @@ class Cursor {
   std::size_t pos_ = 0;
 };
 
-// The syntax of one atom, `name(arg, ..., arg)`, before its names are resolved.
+// The syntax of one atom, `name(arg, ..., arg)`, before its names are
+// resolved; at most kMaxArity arguments.
 struct RawAtom {
   Token predicate;
   std::vector<Token> args;
@@ -95,14 +115,15 @@ class PendingSymbols {
 };
 
 // Whole contents of a stream; of a file, throwing ParseError naming the path
-// if it cannot be opened.
+// if it cannot be opened. Reading stops early, after the chunk holding a NUL
+// byte or past check_text's size limit: check_text refuses such input anyway.
 std::string read_all(std::istream& in);
 std::string read_file(const std::string& path);
 
 bool has_extension(const std::string& path, const std::string& ext);
 
 // The value of a token such as `20` (a copy count), or -1 unless it is a
-// positive decimal integer that fits in an int.
+// positive decimal integer; values above INT_MAX read as INT_MAX.
 int parse_positive_int(const std::string& text);
 
 }  // namespace lex

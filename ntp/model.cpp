@@ -2,12 +2,15 @@
 #include "ntp/model.h"
 
 #include "ntp/fact_index.h"
+#include "ntp/limits.h"
 
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <sstream>
 #include <stdexcept>
+#include <unordered_map>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -59,18 +62,26 @@ class Writer {
 
 class Reader {
  public:
-  // The stream's size is taken up front, so that a damaged count is refused
-  // before it allocates more than the file could hold.
-  Reader(std::istream& in, const std::string& path) : in_(in), path_(path) {
-    const std::streampos start = in_.tellg();
-    in_.seekg(0, std::ios::end);
-    const std::streampos end = in_.tellg();
-    in_.seekg(start);
-    if (start >= 0 && end >= start) left_ = static_cast<long long>(end - start);
+  // The size of the input is taken up front, so that a damaged count is
+  // refused before it allocates more than the file could hold. A stream that
+  // cannot seek (a pipe) is read into memory first to learn its size.
+  Reader(std::istream& in, const std::string& path) : in_(&in), path_(path) {
+    const std::streampos start = in.tellg();
+    if (start != std::streampos(-1) && in.seekg(0, std::ios::end)) {
+      left_ = static_cast<long long>(in.tellg() - start);
+      in.seekg(start);
+    } else {
+      in.clear();
+      std::ostringstream all;
+      all << in.rdbuf();
+      buffer_.str(all.str());
+      left_ = static_cast<long long>(buffer_.str().size());
+      in_ = &buffer_;
+    }
   }
   void bytes(void* p, std::size_t n) {
-    in_.read(static_cast<char*>(p), static_cast<std::streamsize>(n));
-    if (!in_) fail("truncated model file");
+    in_->read(static_cast<char*>(p), static_cast<std::streamsize>(n));
+    if (!*in_) fail("truncated model file");
     left_ -= static_cast<long long>(n);
   }
   std::int32_t i32() { std::int32_t v; bytes(&v, sizeof v); return v; }
@@ -83,12 +94,12 @@ class Reader {
   }
   std::string str() { std::string s(static_cast<std::size_t>(count()), '\0'); bytes(s.data(), s.size()); return s; }
   std::vector<int> ints() {
-    std::vector<int> v(static_cast<std::size_t>(count(1 << 28, sizeof(int))));
+    std::vector<int> v(static_cast<std::size_t>(count(kMaxArity, sizeof(int))));
     bytes(v.data(), v.size() * sizeof(int));
     return v;
   }
   ad::Matrix matrix() {
-    std::int32_t r = count(), c = count(1 << 16);
+    std::int32_t r = count(kMaxTableRows), c = count(kMaxDim);
     if (static_cast<long long>(r) * c * static_cast<long long>(sizeof(double)) > left_)
       fail("truncated model file (table of " + std::to_string(r) + " x " + std::to_string(c) + ")");
     ad::Matrix m(r, c);
@@ -98,15 +109,16 @@ class Reader {
   RuleAtom atom() {
     RuleAtom a;
     a.predicate.is_slot = i32() != 0; a.predicate.id = i32();
-    a.args.resize(static_cast<std::size_t>(count(64)));
+    a.args.resize(static_cast<std::size_t>(count(kMaxArity)));
     for (Term& t : a.args) { t.is_variable = i32() != 0; t.id = i32(); }
     return a;
   }
   [[noreturn]] void fail(const std::string& what) { throw std::runtime_error(path_ + ": " + what); }
  private:
-  std::istream& in_;
+  std::istream* in_;
+  std::istringstream buffer_;  // the input of an unseekable stream
   std::string path_;
-  long long left_ = 1LL << 62;  // bytes not yet read (unknown for an unseekable stream)
+  long long left_ = 0;  // bytes not yet read
 };
 
 void write_vocabulary(Writer& w, const Vocabulary& v) {
@@ -118,23 +130,38 @@ void read_vocabulary(Reader& r, Vocabulary& v) {
 }
 
 // Every id in a model file must point inside its vocabularies and tables,
-// so that a corrupt file is refused here rather than crashing a search.
+// and every count agree with the others, so that a corrupt file is refused
+// here rather than crashing a search or allocating a table.
 void check_ids(Reader& r, const KnowledgeBase& kb, const std::vector<Atom>& filter_facts, int dim, int num_predicates,
                long long predicate_rows) {
-  if (dim <= 0 || dim > (1 << 16)) r.fail("corrupt model file (embedding dimension " + std::to_string(dim) + ")");
+  if (dim <= 0 || dim > kMaxDim) r.fail("corrupt model file (embedding dimension " + std::to_string(dim) + ")");
   if (num_predicates != kb.predicates.size()) r.fail("corrupt model file (predicate count)");
+  // Each predicate of the facts and rules (and each slot of a template) must
+  // have one arity, as the parsers ensure: the prover unifies atoms argument
+  // by argument. (Filter facts are only looked up, never unified.)
+  std::unordered_map<int, std::size_t> fact_arity;
+  auto same_arity = [&](std::unordered_map<int, std::size_t>& arity, int predicate, std::size_t n) {
+    if (n < 1) r.fail("corrupt model file (atom without arguments)");
+    if (arity.emplace(predicate, n).first->second != n) r.fail("corrupt model file (predicate arities differ)");
+  };
   auto check_atom = [&](const Atom& a) {
     if (a.predicate < 0 || a.predicate >= kb.predicates.size()) r.fail("corrupt model file (predicate id)");
     for (int c : a.args)
       if (c < 0 || c >= kb.constants.size()) r.fail("corrupt model file (constant id)");
   };
-  for (const Atom& f : kb.facts) check_atom(f);
+  for (const Atom& f : kb.facts) {
+    check_atom(f);
+    same_arity(fact_arity, f.predicate, f.args.size());
+  }
   for (const Atom& f : filter_facts) check_atom(f);
-  long long slots = 0;
+  long long slots = 0, rules = 0;
   for (const Template& t : kb.templates) {
-    if (t.copies < 1 || t.copies > 1000000 || t.num_slots < 0 || t.num_slots > 1024 || t.num_variables < 0 ||
-        t.num_variables > 1024 || t.body.empty())
+    if (t.copies < 1 || t.copies > kMaxTemplateCopies || t.num_slots < 0 || t.num_slots > kMaxTemplateSymbols ||
+        t.num_variables < 0 || t.num_variables > kMaxTemplateSymbols || t.body.empty() ||
+        t.slot_names.size() != static_cast<std::size_t>(t.num_slots) ||
+        t.variable_names.size() != static_cast<std::size_t>(t.num_variables))
       r.fail("corrupt model file (template counts)");
+    std::unordered_map<int, std::size_t> slot_arity;
     std::vector<const RuleAtom*> atoms{&t.head};
     for (const RuleAtom& b : t.body) atoms.push_back(&b);
     for (const RuleAtom* a : atoms) {
@@ -143,9 +170,12 @@ void check_ids(Reader& r, const KnowledgeBase& kb, const std::vector<Atom>& filt
       for (const Term& term : a->args)
         if (term.id < 0 || term.id >= (term.is_variable ? t.num_variables : kb.constants.size()))
           r.fail("corrupt model file (rule term id)");
+      same_arity(a->predicate.is_slot ? slot_arity : fact_arity, a->predicate.id, a->args.size());
     }
     slots += static_cast<long long>(t.copies) * t.num_slots;
+    rules += t.copies;
   }
+  if (rules > kMaxTableRows) r.fail("corrupt model file (" + std::to_string(rules) + " rules)");
   // Checked before make_model builds the tables: a damaged copy count must not allocate them.
   if (num_predicates + slots != predicate_rows)
     r.fail("corrupt model file (" + std::to_string(slots) + " rule slots, but a table for " +
@@ -167,6 +197,25 @@ std::string directory_of(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
+// Refuses a model whose tables or rule list would not fit the file format
+// (or an int), before anything is allocated.
+void check_sizes(const KnowledgeBase& kb, int dim) {
+  if (dim <= 0 || dim > kMaxDim)
+    throw std::invalid_argument("embedding dimension must be in [1, " + std::to_string(kMaxDim) + "], got " +
+                                std::to_string(dim));
+  long long rows = kb.predicates.size(), rules = 0;
+  for (const Template& t : kb.templates) {
+    rows += static_cast<long long>(t.copies) * t.num_slots;
+    rules += t.copies;
+  }
+  const std::string limit = " (expected at most " + std::to_string(kMaxTableRows) + ")";
+  if (rows > kMaxTableRows)
+    throw std::invalid_argument(std::to_string(rows) + " predicates and rule slots" + limit);
+  if (rules > kMaxTableRows) throw std::invalid_argument(std::to_string(rules) + " rules" + limit);
+  if (kb.constants.size() > kMaxTableRows)
+    throw std::invalid_argument(std::to_string(kb.constants.size()) + " constants" + limit);
+}
+
 }  // namespace
 
 std::string Model::predicate_row_name(int row) const {
@@ -175,7 +224,7 @@ std::string Model::predicate_row_name(int row) const {
 }
 
 Model make_model(KnowledgeBase kb, int dim, ProverConfig prover, std::uint64_t seed) {
-  if (dim <= 0) throw std::invalid_argument("embedding dimension must be positive, got " + std::to_string(dim));
+  check_sizes(kb, dim);
   Model m;
   m.kb = std::move(kb);
   m.prover = prover;
@@ -253,8 +302,11 @@ void save_model(const Model& m, const std::string& path) {
     for (const Atom& f : m.filter_facts) { w.i32(f.predicate); w.ints(f.args); }
     w.matrix(m.predicates.value);
     w.matrix(m.constants.value);
-    out.flush();
-    if (!out) throw std::runtime_error(tmp + ": write failed (disk full?)");
+    out.close();  // closing flushes, and can be where a full disk shows
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw std::runtime_error(tmp + ": write failed (disk full?)");
+    }
   }
   if (!sync_to_disk(tmp)) {
     std::remove(tmp.c_str());
@@ -306,12 +358,12 @@ Model load_model(std::istream& in, const std::string& path) {
   for (std::int32_t i = 0, n = r.count(1 << 28, 8); i < n; ++i) {
     Template t;
     t.head = r.atom();
-    t.body.resize(static_cast<std::size_t>(r.count(64)));
+    t.body.resize(static_cast<std::size_t>(r.count(kMaxBodyAtoms)));
     for (RuleAtom& a : t.body) a = r.atom();
     t.copies = r.i32(); t.num_slots = r.i32(); t.num_variables = r.i32();
-    t.variable_names.resize(static_cast<std::size_t>(r.count(1024)));
+    t.variable_names.resize(static_cast<std::size_t>(r.count(kMaxTemplateSymbols)));
     for (std::string& s : t.variable_names) s = r.str();
-    t.slot_names.resize(static_cast<std::size_t>(r.count(1024)));
+    t.slot_names.resize(static_cast<std::size_t>(r.count(kMaxTemplateSymbols)));
     for (std::string& s : t.slot_names) s = r.str();
     t.source = r.str();
     kb.templates.push_back(std::move(t));

@@ -74,7 +74,9 @@ struct Model {
 };
 
 // Builds the tables and instantiates kb.templates (copies times each, fresh
-// slots per copy). Embeddings are uniform in [-1, 1] from `seed`.
+// slots per copy). Embeddings are uniform in [-1, 1] from `seed`. Throws
+// std::invalid_argument, before allocating, for a dimension or table sizes
+// beyond ntp/limits.h.
 Model make_model(KnowledgeBase kb, int dim, ProverConfig prover, std::uint64_t seed);
 
 // Writes the model to `path` atomically: to `path.tmp`, flushed to disk
@@ -83,7 +85,9 @@ Model make_model(KnowledgeBase kb, int dim, ProverConfig prover, std::uint64_t s
 // version, then the sections in the order of the struct.
 void save_model(const Model& model, const std::string& path);
 // Throws std::runtime_error naming the path if it is not a model file, has
-// another version, or is truncated.
+// another version, or is truncated or damaged: every count is checked against
+// the bytes left and ntp/limits.h before anything of that size is allocated,
+// and every id and arity against the vocabularies and tables.
 Model load_model(const std::string& path);
 // The same from a stream; `name` is used in error messages.
 Model load_model(std::istream& in, const std::string& name);

@@ -39,10 +39,13 @@ std::vector<Template> read_templates(const std::string& path, KnowledgeBase& kb)
 }
 
 std::vector<std::string> read_names(const std::string& path) {
-  std::istringstream in(lex::read_file(path));
+  const std::string text = lex::read_file(path);
+  lex::check_text(text, path, 1);
+  std::istringstream in(text);
+  in.ignore(static_cast<std::streamsize>(lex::bom_size(text)));
   std::vector<std::string> names;
   std::string line;
-  const char* blanks = " \t\r\f\v";
+  const char* blanks = " \t\r";
   while (std::getline(in, line)) {
     const std::size_t first = line.find_first_not_of(blanks);
     if (first == std::string::npos) continue;

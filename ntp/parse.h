@@ -11,7 +11,10 @@
 //   lists one name per line (Countries' regions.txt, test.txt).
 //
 // Variables start with an upper-case letter (or `_`); constants and predicate
-// names with anything else. Bad input throws ParseError naming the file, the
+// names with anything else. Files are UTF-8 text: a NUL, another control
+// character than tab, CR or LF, or a malformed UTF-8 byte is an error, not
+// part of a name. CRLF line ends and a missing final newline are fine. Sizes
+// are bounded by ntp/limits.h (64 arguments per atom, 64 body atoms per rule). Bad input throws ParseError naming the file, the
 // line, the column where it helps, and what was expected. Nothing is added to
 // the KB from a file that fails to parse.
 #pragma once

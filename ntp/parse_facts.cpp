@@ -63,12 +63,30 @@ struct Field {
   int column = 0;
 };
 
-int column_at(const std::string& line, std::size_t byte) {
-  int column = 1;
-  for (std::size_t i = 0; i < byte && i < line.size(); ++i) {
-    if ((static_cast<unsigned char>(line[i]) & 0xC0) != 0x80) ++column;
+// The fields of one TSV line, split at tabs and trimmed of blanks, with
+// their columns; at most `limit` of them, since a line with more is an error
+// that needs no others.
+std::vector<Field> split_tsv(const std::string& line, std::size_t limit) {
+  const char* blanks = " \r";
+  std::vector<Field> fields;
+  std::size_t start = 0;
+  int column = 1;  // of line[start]; counted as the line is split, so a long line costs linear time
+  while (fields.size() < limit) {
+    const std::size_t tab = line.find('\t', start);
+    const std::size_t end = tab == std::string::npos ? line.size() : tab;
+    const std::size_t first = line.find_first_not_of(blanks, start);
+    Field f;
+    f.column = column;
+    if (first < end) {
+      f.text = line.substr(first, line.find_last_not_of(blanks, end - 1) - first + 1);
+      f.column += lex::code_points(line, start, first);
+    }
+    fields.push_back(f);
+    if (tab == std::string::npos) break;
+    column += lex::code_points(line, start, tab + 1);
+    start = tab + 1;
   }
-  return column;
+  return fields;
 }
 
 // Calls visit(line_number, fields) for each non-blank line of a TSV text,
@@ -76,34 +94,22 @@ int column_at(const std::string& line, std::size_t byte) {
 template <typename Visit>
 void for_each_tsv_row(const std::string& text, const std::string& file, const std::vector<std::string>& names,
                       Visit visit) {
+  lex::check_text(text, file, 1);
   std::string layout;
   for (const std::string& n : names) layout += (layout.empty() ? "" : "<TAB>") + n;
   std::istringstream in(text);
+  in.ignore(static_cast<std::streamsize>(lex::bom_size(text)));
   std::string line;
-  const char* blanks = " \r\f\v";
   for (int number = 1; std::getline(in, line); ++number) {
-    if (line.find_first_not_of(" \t\r\f\v") == std::string::npos) continue;
-    std::vector<Field> fields;
-    std::size_t start = 0;
-    while (true) {
-      const std::size_t tab = line.find('\t', start);
-      const std::size_t end = tab == std::string::npos ? line.size() : tab;
-      const std::size_t first = line.find_first_not_of(blanks, start);
-      Field f;
-      if (first < end) {
-        f.text = line.substr(first, line.find_last_not_of(blanks, end - 1) - first + 1);
-        f.column = column_at(line, first);
-      } else {
-        f.column = column_at(line, start);
-      }
-      fields.push_back(f);
-      if (tab == std::string::npos) break;
-      start = tab + 1;
-    }
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // CRLF
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::vector<Field> fields = split_tsv(line, names.size() + 1);
     if (fields.size() != names.size()) {
-      const int column = fields.size() > names.size() ? fields[names.size()].column : column_at(line, line.size());
+      const std::size_t found = static_cast<std::size_t>(std::count(line.begin(), line.end(), '\t')) + 1;
+      const int column = fields.size() > names.size() ? fields[names.size()].column
+                                                      : 1 + lex::code_points(line, 0, line.size());
       throw ParseError(file, number, column,
-                       "found " + std::to_string(fields.size()) + " tab-separated columns (expected " +
+                       "found " + std::to_string(found) + " tab-separated columns (expected " +
                            std::to_string(names.size()) + ": " + layout + ")");
     }
     for (std::size_t i = 0; i < fields.size(); ++i) {

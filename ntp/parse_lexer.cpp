@@ -1,33 +1,119 @@
 // ntp/parse_lexer.cpp: tokenizer, token cursor, atom syntax and deferred
 // symbol interning shared by the readers (see lexer.h).
 #include "ntp/lexer.h"
+#include "ntp/limits.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <sstream>
+#include <limits>
 #include <stdexcept>
+#include <string_view>
 #include <utility>
 
 namespace ntp {
 namespace lex {
 namespace {
 
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
+// Blanks separate tokens; form feed and vertical tab are refused by check_text.
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
-bool is_name_char(char c) { return !is_blank(c) && std::strchr("(),:%<>.", c) == nullptr; }
+// Anything else but the punctuation is part of a name. (A string_view rather
+// than strchr, which would also match the terminating NUL.)
+bool is_name_char(char c) { return !is_blank(c) && std::string_view("(),:%<>.").find(c) == std::string_view::npos; }
 
 // A UTF-8 continuation byte does not start a new column.
 bool starts_code_point(char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }
 
+// Inputs of more bytes are refused: line and column numbers then fit in an int.
+constexpr std::size_t kMaxTextBytes = std::numeric_limits<int>::max() - 1;
+
+bool in_range(const std::string& text, std::size_t i, unsigned lo, unsigned hi) {
+  if (i >= text.size()) return false;
+  const unsigned b = static_cast<unsigned char>(text[i]);
+  return b >= lo && b <= hi;
+}
+
+// Length of the well-formed UTF-8 sequence at text[i] whose first byte is
+// >= 0x80, or 0 if there is none (Unicode 15, table 3-7: no overlong forms,
+// no surrogates, nothing above U+10FFFF).
+std::size_t utf8_length(const std::string& text, std::size_t i) {
+  const unsigned b = static_cast<unsigned char>(text[i]);
+  auto tail = [&](std::size_t n, unsigned lo, unsigned hi) -> std::size_t {
+    if (!in_range(text, i + 1, lo, hi)) return 0;
+    for (std::size_t k = 2; k <= n; ++k)
+      if (!in_range(text, i + k, 0x80, 0xBF)) return 0;
+    return n + 1;
+  };
+  if (b >= 0xC2 && b <= 0xDF) return tail(1, 0x80, 0xBF);
+  if (b == 0xE0) return tail(2, 0xA0, 0xBF);
+  if (b == 0xED) return tail(2, 0x80, 0x9F);
+  if (b >= 0xE1 && b <= 0xEF) return tail(2, 0x80, 0xBF);
+  if (b == 0xF0) return tail(3, 0x90, 0xBF);
+  if (b >= 0xF1 && b <= 0xF3) return tail(3, 0x80, 0xBF);
+  if (b == 0xF4) return tail(3, 0x80, 0x8F);
+  return 0;
+}
+
+std::string hex_byte(unsigned char b) {
+  const char* digits = "0123456789ABCDEF";
+  return std::string("0x") + digits[b >> 4] + digits[b & 15];
+}
+
+// What is wrong with the byte at text[i] (`length` bytes long as UTF-8, 0 if
+// it does not start a well-formed sequence), or "" when it is text.
+std::string byte_problem(const std::string& text, std::size_t i, std::size_t length) {
+  // A byte order mark after the start is invisible, yet would become part of
+  // a name: `\uFEFFp` and `p` would be two predicates. It comes from files
+  // joined with their marks.
+  if (i > 0 && length == 3 && text.compare(i, 3, "\xEF\xBB\xBF") == 0)
+    return "found a byte order mark (U+FEFF) after the start of the text (expected one only at the start; "
+           "was this file joined from several?)";
+  const unsigned char b = static_cast<unsigned char>(text[i]);
+  if (b == '\0') return "found a NUL byte (expected text; NUL bytes come from binary or UTF-16 files)";
+  if ((b < 0x20 && b != '\t' && b != '\n' && b != '\r') || b == 0x7F)
+    return "found control character " + hex_byte(b) + " (expected text: tabs, line breaks and printable characters)";
+  if (length == 0)
+    return "found byte " + hex_byte(b) +
+           ", which is not valid UTF-8 (expected UTF-8 text; convert the file, e.g. with iconv -f latin1 -t utf-8)";
+  return "";
+}
+
 }  // namespace
 
-std::vector<Token> tokenize(const std::string& text, const std::string& file, int first_line, bool comments) {
-  std::vector<Token> tokens;
-  std::size_t i = 0;
+void check_text(const std::string& text, const std::string& file, int first_line) {
+  if (text.size() > kMaxTextBytes)
+    throw ParseError(file, 0, 0, "input too large (expected at most " + std::to_string(kMaxTextBytes) + " bytes)");
   int line = first_line, column = 1;
-  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) i = 3;  // UTF-8 byte order mark
+  for (std::size_t i = bom_size(text); i < text.size();) {
+    const std::size_t length = static_cast<unsigned char>(text[i]) < 0x80 ? 1 : utf8_length(text, i);
+    const std::string problem = byte_problem(text, i, length);
+    if (!problem.empty()) throw ParseError(file, line, column, problem);
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+    i += length;
+  }
+}
+
+std::size_t bom_size(const std::string& text) { return text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0; }
+
+int code_points(const std::string& text, std::size_t from, std::size_t to) {
+  int n = 0;
+  for (std::size_t i = from; i < to && i < text.size(); ++i) n += starts_code_point(text[i]) ? 1 : 0;
+  return n;
+}
+
+std::vector<Token> tokenize(const std::string& text, const std::string& file, int first_line, bool comments) {
+  check_text(text, file, first_line);
+  std::vector<Token> tokens;
+  std::size_t i = bom_size(text);
+  int line = first_line, column = 1;
   auto advance = [&]() {
     if (text[i] == '\n') {
       ++line;
@@ -173,6 +259,9 @@ RawAtom parse_raw_atom(Cursor& cursor) {
   do {
     if (cursor.peek().kind == TokenKind::LParen)
       cursor.fail_here("unbalanced parentheses: nested '(' (expected an argument)");
+    if (atom.args.size() == static_cast<std::size_t>(kMaxArity))
+      cursor.fail_here("atom '" + atom.predicate.text + "' has more than " + std::to_string(kMaxArity) +
+                       " arguments (expected at most " + std::to_string(kMaxArity) + ")");
     atom.args.push_back(cursor.expect(TokenKind::Name, "an argument"));
   } while (cursor.accept(TokenKind::Comma));
   if (cursor.peek().kind != TokenKind::RParen) {
@@ -205,9 +294,18 @@ void PendingSymbols::commit(Vocabulary& vocab) const {
 }
 
 std::string read_all(std::istream& in) {
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  // In chunks, so that input that can only be refused is not read to its
+  // end: check_text refuses a NUL byte wherever it is (so /dev/zero or a
+  // binary file stops at its first chunk), and any text over its size limit.
+  std::string text;
+  std::vector<char> chunk(1 << 16);
+  while (text.size() <= kMaxTextBytes) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    const std::size_t n = static_cast<std::size_t>(in.gcount());
+    text.append(chunk.data(), n);
+    if (n < chunk.size() || std::memchr(chunk.data(), '\0', n) != nullptr) break;  // the end, or a NUL
+  }
+  return text;
 }
 
 std::string read_file(const std::string& path) {
@@ -223,13 +321,13 @@ bool has_extension(const std::string& path, const std::string& ext) {
 }
 
 int parse_positive_int(const std::string& text) {
-  if (text.empty() || text.size() > 9) return -1;  // 9 digits always fit in an int
-  int value = 0;
+  if (text.empty()) return -1;
+  long long value = 0;
   for (char c : text) {
     if (c < '0' || c > '9') return -1;
-    value = value * 10 + (c - '0');
+    value = std::min<long long>(value * 10 + (c - '0'), std::numeric_limits<int>::max());
   }
-  return value > 0 ? value : -1;
+  return value > 0 ? static_cast<int>(value) : -1;
 }
 
 }  // namespace lex

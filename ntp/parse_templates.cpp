@@ -6,6 +6,7 @@
 // predicates: `#k` in .nlt, any name the KB does not know in .pl. Templates
 // never add symbols to the KB: fixed predicates and constants must be known.
 #include "ntp/lexer.h"
+#include "ntp/limits.h"
 #include "ntp/parse.h"
 
 #include <sstream>
@@ -94,6 +95,10 @@ class TemplateBuilder {
     Term t;
     if (lex::is_variable_name(name.text)) {
       auto found = variables_.emplace(name.text, static_cast<int>(variable_names_.size()));
+      if (found.second && variable_names_.size() == static_cast<std::size_t>(kMaxTemplateSymbols)) {
+        cursor_.fail_at(name, "template with more than " + std::to_string(kMaxTemplateSymbols) +
+                                  " variables (expected at most " + std::to_string(kMaxTemplateSymbols) + ")");
+      }
       if (found.second) variable_names_.push_back(name.text);
       t.is_variable = true;
       t.id = found.first->second;
@@ -118,6 +123,11 @@ class TemplateBuilder {
   std::vector<std::size_t> slot_arity_;
 };
 
+// "... is too large (expected at most 1000000)": a copy count over the limit.
+std::string too_many_copies(const std::string& what) {
+  return what + " is too large (expected at most " + std::to_string(kMaxTemplateCopies) + ")";
+}
+
 // `head :- body, ..., body` (the part both formats share).
 Template parse_rule(Cursor& cursor, TemplateBuilder& builder, int copies, const std::string& source) {
   RuleAtom head = builder.atom(lex::parse_raw_atom(cursor));
@@ -129,6 +139,10 @@ Template parse_rule(Cursor& cursor, TemplateBuilder& builder, int copies, const 
   }
   std::vector<RuleAtom> body;
   do {
+    if (body.size() == static_cast<std::size_t>(kMaxBodyAtoms)) {
+      cursor.fail_here("rule with more than " + std::to_string(kMaxBodyAtoms) + " body atoms (expected at most " +
+                       std::to_string(kMaxBodyAtoms) + ")");
+    }
     body.push_back(builder.atom(lex::parse_raw_atom(cursor)));
   } while (cursor.accept(TokenKind::Comma));
   return builder.finish(std::move(head), std::move(body), copies, source);
@@ -152,6 +166,7 @@ std::vector<Template> read_templates_nlt(std::istream& in, const std::string& na
       cursor.fail_at(count,
                      "template count '" + count.text + "' is not a positive integer (expected a count such as 3)");
     }
+    if (copies > kMaxTemplateCopies) cursor.fail_at(count, too_many_copies("template count '" + count.text + "'"));
     cursor.next();
     TemplateBuilder builder(kb, arities, cursor, SlotStyle::Hash);
     templates.push_back(parse_rule(cursor, builder, copies, name + ":" + std::to_string(count.line)));
@@ -170,7 +185,9 @@ std::vector<Template> read_templates_nlt(std::istream& in, const std::string& na
 std::vector<Template> read_templates_pl(std::istream& in, const std::string& name, KnowledgeBase& kb) {
   const auto arities = fact_arities(kb);
   std::vector<Template> templates;
-  std::istringstream lines(lex::read_all(in));
+  const std::string text = lex::read_all(in);
+  lex::check_text(text, name, 1);  // each line is tokenized alone: a mark at a line's start is checked here
+  std::istringstream lines(text);
   std::string line;
   for (int number = 1; std::getline(lines, line); ++number) {
     Cursor cursor(lex::tokenize(line, name, number, true), name);
@@ -185,6 +202,7 @@ std::vector<Template> read_templates_pl(std::istream& in, const std::string& nam
       if (copies < 0) {
         cursor.fail_here("bad copy count " + lex::describe(count) + " (expected a positive integer, as in '<20>')");
       }
+      if (copies > kMaxTemplateCopies) cursor.fail_here(too_many_copies("copy count '" + count.text + "'"));
       cursor.next();
       cursor.expect(TokenKind::Greater, "'>' closing the copy count");
       t.copies = copies;

@@ -212,3 +212,32 @@ TEST_CASE("bad input is refused with the file, the line and what was wrong") {
   const Run protocol = ntp("eval --model " + kWork + "/not-a-model.ntp --protocol nonsense --test x");
   CHECK(protocol.status == 1);  // the model is read first, and refused
 }
+
+TEST_CASE("bytes that are not text are refused, not looped over or read as names") {
+  // `ntp train` on a NUL inside an atom used to loop forever in the tokenizer.
+  write("nul.nl", std::string("p(a,b).\nq(a,\0).\n", 16));
+  const Run nul = ntp("train --train " + kWork + "/nul.nl --model " + kWork + "/never.ntp --epochs 1 --quiet");
+  CHECK(nul.status == 1);
+  CHECK(nul.err.find("nul.nl:2:5: found a NUL byte (expected text") != std::string::npos);
+  CHECK(!std::ifstream(kWork + "/never.ntp").good());
+
+  const Run zero = ntp("train --train /dev/zero --model " + kWork + "/never.ntp --epochs 1 --quiet");
+  CHECK(zero.status == 1);
+  CHECK(zero.err.find("/dev/zero:1:1: found a NUL byte") != std::string::npos);
+
+  write("latin1.nl", "p(a,b).\np(caf\xE9,b).\n");
+  const Run latin1 = ntp("train --train " + kWork + "/latin1.nl --model " + kWork + "/never.ntp --epochs 1 --quiet");
+  CHECK(latin1.status == 1);
+  CHECK(latin1.err.find("latin1.nl:2:6: found byte 0xE9, which is not valid UTF-8") != std::string::npos);
+
+  // The query of `ntp prove` follows the same rule.
+  write("tiny.nl", "p(a,b).\r\np(b,c).");  // CRLF and no final newline are fine
+  const std::string model = kWork + "/tiny.ntp";
+  const Run train = ntp("train --train " + kWork + "/tiny.nl --model " + model + " --dim 2 --epochs 1 --quiet");
+  REQUIRE_MESSAGE(train.status == 0, train.err);
+  const Run bad_query = ntp("prove --model " + model + " 'p(a,\x80)'");
+  CHECK(bad_query.status == 1);
+  CHECK(bad_query.err.find("atom:1:5: found byte 0x80, which is not valid UTF-8") != std::string::npos);
+  const Run query = ntp("prove --model " + model + " 'p(a,c)'");
+  CHECK(query.status == 0);
+}

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 
@@ -502,6 +503,217 @@ TEST_CASE("bad input: a stray token at the start of a line is reported where it 
   const ParseError open = error_of([&] { templates_pl("r(X, Y) :- s(Y, X) <\n", kb); });
   CHECK(std::string(open.what()) ==
         "t.pl:1:21: input ends too early (expected a positive integer copy count, as in '<20>')");
+}
+
+// ------------------------------------------- bytes that are not text, sizes
+
+namespace {
+
+// "what" of the ParseError every reader throws on `text`, checked to be the
+// same message at the same place for all of them. `line` is the text of one
+// line holding an atom; the readers see it in their own syntax.
+struct ReaderCase {
+  std::string name;
+  std::function<void(const std::string&)> read;
+};
+
+std::vector<ReaderCase> every_reader(KnowledgeBase& kb) {
+  return {
+      {".nl", [&](const std::string& t) { facts_nl(t, kb); }},
+      {".tsv", [&](const std::string& t) { facts_tsv(t, kb); }},
+      {"labelled .tsv", [&](const std::string& t) { labelled_tsv(t, kb); }},
+      {".nlt", [&](const std::string& t) { templates_nlt(t, kb); }},
+      {".pl", [&](const std::string& t) { templates_pl(t, kb); }},
+      {"parse_atom", [&](const std::string& t) { ntp::parse_atom(t, kb); }},
+  };
+}
+
+// Each reader's text for one line whose 8th character is `bad` (the bytes
+// before it are ASCII, so the column is 8 everywhere).
+std::string line_with(const std::string& reader, const std::string& bad) {
+  if (reader == ".nl") return "p(a, bc" + bad + "d).\n";
+  if (reader == ".tsv") return "a\tp\tbcd" + bad + "\n";  // a tab is one column
+  if (reader == "labelled .tsv") return "a\tp\tbcd" + bad + "\t1\n";
+  if (reader == ".nlt") return "3 #1(XY" + bad + ", Y) :- #2(Y, X).\n";
+  if (reader == ".pl") return "r(X, Y)" + bad + " :- p(Y, X)\n";
+  return "p(a, bc" + bad + "d)";
+}
+
+}  // namespace
+
+TEST_CASE("bad bytes: NUL, control characters and malformed UTF-8 are refused by every reader, where they are") {
+  // A NUL inside an atom once made the tokenizer emit empty names forever.
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {std::string(1, '\0'), "found a NUL byte (expected text; NUL bytes come from binary or UTF-16 files)"},
+      {"\x1B", "found control character 0x1B (expected text: tabs, line breaks and printable characters)"},
+      {"\x7F", "found control character 0x7F (expected text: tabs, line breaks and printable characters)"},
+      {"\f", "found control character 0x0C (expected text: tabs, line breaks and printable characters)"},
+      {"\x80", "found byte 0x80, which is not valid UTF-8 (expected UTF-8 text; convert the file, e.g. with iconv "
+               "-f latin1 -t utf-8)"},
+      {"\xE9t\xE9", "found byte 0xE9, which is not valid UTF-8 (expected UTF-8 text; convert the file, e.g. with "
+                    "iconv -f latin1 -t utf-8)"},  // Latin-1 'été'
+      {"\xC0\xAF", "found byte 0xC0, which is not valid UTF-8"},  // overlong '/'
+      {"\xED\xA0\x80", "found byte 0xED, which is not valid UTF-8"},  // a UTF-16 surrogate
+      {"\xF4\x90\x80\x80", "found byte 0xF4, which is not valid UTF-8"},  // above U+10FFFF
+      {"\xE2\x82", "found byte 0xE2, which is not valid UTF-8"},  // '€' cut short
+      {"\xEF\xBB\xBF", "found a byte order mark (U+FEFF) after the start of the text"},
+  };
+  KnowledgeBase kb = small_kb();
+  for (const ReaderCase& reader : every_reader(kb)) {
+    for (const auto& [bytes, message] : bad) {
+      const std::string text = line_with(reader.name, bytes);
+      INFO(reader.name << " reading " << text.size() << " bytes, bad byte " << int(static_cast<unsigned char>(bytes[0])));
+      const ParseError e = error_of([&] { reader.read(text); });
+      CHECK(e.line == 1);
+      CHECK(e.column == 8);
+      CHECK(std::string(e.what()).find(message) != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("bad bytes: the position counts lines and code points, and comments are checked too") {
+  KnowledgeBase kb;
+  const ParseError nul = error_of([&] { facts_nl(std::string("p(a, b).\nq(a,\0).\n", 17), kb); });
+  CHECK(std::string(nul.what()) ==
+        "t.nl:2:5: found a NUL byte (expected text; NUL bytes come from binary or UTF-16 files)");
+  // 'ã' and '€' are one column each.
+  const ParseError after_utf8 = error_of([&] { facts_nl("p(são, €\x80).\n", kb); });
+  CHECK(after_utf8.column == 9);
+  const ParseError comment = error_of([&] { facts_nl("p(a, b).  % caf\xE9\n", kb); });
+  CHECK(comment.line == 1);
+  CHECK(comment.column == 16);
+  CHECK(kb.constants.size() == 0);  // nothing was added
+  // read_names (Countries' region lists) checks its bytes too.
+  const std::string path = (std::filesystem::temp_directory_path() / "ntp_test_bad_names.txt").string();
+  std::ofstream(path) << "europe\nasia\x01\n";
+  const ParseError names = error_of([&] { ntp::read_names(path); });
+  std::remove(path.c_str());
+  CHECK(names.line == 2);
+  CHECK(names.column == 5);
+}
+
+TEST_CASE("bad bytes: a byte order mark after the start of a file (fuzz findings)") {
+  // Read as part of a name, a mark made `\uFEFFaffects` a predicate apart
+  // from `affects`, which printed at the start of a file read back as
+  // `affects` (found by fuzz_facts_nl, fuzz_tsv and fuzz_labelled_tsv).
+  KnowledgeBase kb;
+  const ParseError nl = error_of([&] { facts_nl("% family\n\xEF\xBB\xBF" "affects(amino, cell).\n", kb); });
+  CHECK(nl.line == 2);
+  CHECK(nl.column == 1);
+  CHECK(std::string(nl.what()).find("byte order mark") != std::string::npos);
+  const ParseError tsv = error_of([&] { facts_tsv("palau\t\xEF\xBB\xBF" "atedIn\tmicronesia\n", kb); });
+  CHECK(tsv.line == 1);
+  CHECK(tsv.column == 7);
+  const ParseError labelled = error_of([&] { labelled_tsv("ian_1\t\xEF\xBB\xBF" "pe_of\tam_1\t1\n", kb); });
+  CHECK(labelled.column == 7);
+  // The .pl reader tokenizes line by line: a mark at the start of a later line is still refused.
+  KnowledgeBase small = small_kb();
+  const ParseError pl = error_of([&] { templates_pl("r(X, Y) :- p(Y, X)\n\xEF\xBB\xBFr(X, Y) :- q(Y, X)\n", small); });
+  CHECK(pl.line == 2);
+  CHECK(pl.column == 1);
+  CHECK(kb.constants.size() == 0);
+}
+
+TEST_CASE("bad bytes: endless binary input (/dev/zero) is refused at its first NUL, not read to its end") {
+  if (!std::filesystem::exists("/dev/zero")) return;
+  KnowledgeBase kb;
+  for (const ParseError& e : {error_of([&] { ntp::read_facts("/dev/zero", kb, NewSymbols::Allow); }),
+                              error_of([&] { ntp::read_templates("/dev/zero", kb); }),
+                              error_of([&] { ntp::read_labelled_tsv("/dev/zero", kb, NewSymbols::Allow); }),
+                              error_of([&] { ntp::read_names("/dev/zero"); })}) {
+    CHECK(std::string(e.what()) ==
+          "/dev/zero:1:1: found a NUL byte (expected text; NUL bytes come from binary or UTF-16 files)");
+  }
+}
+
+TEST_CASE("text that is fine: UTF-8 of every length, a byte order mark, CRLF, no final newline") {
+  KnowledgeBase kb;
+  const auto facts = facts_nl("\xEF\xBB\xBFp(são, €uro).\r\np(😀, ü).\r\n\tp(a, b).", kb);
+  REQUIRE(facts.size() == 3);
+  CHECK(name_of(kb, facts[0]) == "p(são, €uro)");
+  CHECK(name_of(kb, facts[1]) == "p(😀, ü)");
+  // CRLF files report the same positions as LF files.
+  const ParseError crlf = error_of([&] { facts_nl("p(a, b).\r\np(b, c)\r\np(c, d).\r\n", kb); });
+  CHECK(std::string(crlf.what()) == "t.nl:2:8: missing '.' at the end of the fact (expected '.')");
+  const ParseError tsv_crlf = error_of([&] { facts_tsv("a\tp\tb\r\na\tp\r\n", kb); });
+  CHECK(tsv_crlf.column == 4);  // just after 'p', as with LF
+  const auto bom_tsv = facts_tsv("\xEF\xBB\xBF" "a\tp\tb\r\nb\tp\tc", kb);
+  CHECK(name_of(kb, bom_tsv[0]) == "p(a, b)");
+  CHECK(name_of(kb, bom_tsv[1]) == "p(b, c)");
+  CHECK(labelled_tsv("a\tp\tb\t1\r\na\tp\tc\t-1", kb).size() == 2);
+  KnowledgeBase small = small_kb();
+  CHECK(templates_nlt("3 #1(X, Y) :- #2(Y, X).\r\n2 #1(X, Y) :-\r\n  #2(X, Z),\r\n  #3(Z, Y).", small).size() == 2);
+  const auto pl = templates_pl("r(X, Y) :- s(Y, X) <20>\r\nr(X, Y) :- s(X, Y) <3>", small);
+  REQUIRE(pl.size() == 2);
+  CHECK(pl[0].copies == 20);
+  CHECK(pl[1].copies == 3);
+}
+
+TEST_CASE("long lines: a line of megabytes parses in linear time") {
+  KnowledgeBase kb;
+  std::string line;
+  for (int i = 0; i < 100000; ++i) line += "p(c" + std::to_string(i) + ", c" + std::to_string(i + 1) + "). ";
+  CHECK(facts_nl(line, kb).size() == 100000);  // 2.2 MB on one line
+  const std::string long_name(4 << 20, 'x');
+  const auto one = facts_nl("p(" + long_name + ", a).", kb);
+  CHECK(kb.constants.name(one[0].args[0]).size() == long_name.size());
+  const auto tsv = facts_tsv("a\tp\t" + long_name + "\n", kb);
+  CHECK(tsv.size() == 1);
+  // A TSV line of a million tabs: the columns are counted once (this took
+  // quadratic time), and the error names the first column too many.
+  const ParseError tabs = error_of([&] { facts_tsv("a\tp\tb" + std::string(1000000, '\t') + "\n", kb); });
+  CHECK(std::string(tabs.what()) ==
+        "t.tsv:1:7: found 1000003 tab-separated columns (expected 3: subject<TAB>predicate<TAB>object)");
+}
+
+TEST_CASE("sizes: atoms of many arguments, long rules, large copy counts") {
+  auto atom_of = [](const std::string& predicate, int arity, const std::string& arg_prefix) {
+    std::string s = predicate + "(";
+    for (int i = 0; i < arity; ++i) s += (i ? "," : "") + arg_prefix + std::to_string(i);
+    return s + ")";
+  };
+  KnowledgeBase kb;
+  // 64 arguments are allowed (the model file's limit), 65 or thousands are not.
+  REQUIRE(facts_nl(atom_of("wide", 64, "c") + ".\n", kb).size() == 1);
+  for (int arity : {65, 5000}) {
+    const ParseError e = error_of([&] { facts_nl(atom_of("p", arity, "c") + ".\n", kb); });
+    CHECK(std::string(e.what()) == "t.nl:1:" + std::to_string(3 + 3 * 10 + 4 * 54) +
+                                       ": atom 'p' has more than 64 arguments (expected at most 64)");
+  }
+  KnowledgeBase small = small_kb();
+  const ParseError query = error_of([&] { ntp::parse_atom(atom_of("p", 100, "a"), small); });
+  CHECK(std::string(query.what()).find("atom 'p' has more than 64 arguments") != std::string::npos);
+  const ParseError rule = error_of([&] { templates_nlt("1 " + atom_of("#1", 65, "X") + " :- #2(X0, X1).\n", small); });
+  CHECK(std::string(rule.what()).find("atom '#1' has more than 64 arguments") != std::string::npos);
+
+  // Body atoms: 64 allowed, the 65th refused where it starts.
+  auto rule_of = [](int body_atoms) {
+    std::string s = "1 #1(X, Y) :- ";
+    for (int i = 0; i < body_atoms; ++i) s += (i ? ", " : "") + std::string("#2(X, Y)");
+    return s + ".\n";
+  };
+  CHECK(templates_nlt(rule_of(64), small)[0].body.size() == 64);
+  const ParseError body = error_of([&] { templates_nlt(rule_of(3000), small); });
+  CHECK(std::string(body.what()) ==
+        "t.nlt:1:" + std::to_string(15 + 64 * 10) + ": rule with more than 64 body atoms (expected at most 64)");
+
+  // Variables: at most 1024 distinct ones in a template.
+  std::string many = "1 #1(X, Y) :- ";
+  for (int a = 0; a < 20; ++a) many += (a ? ", " : "") + atom_of("#2", 60, "V" + std::to_string(a) + "_");
+  const ParseError variables = error_of([&] { templates_nlt(many + ".\n", small); });
+  CHECK(std::string(variables.what()).find("template with more than 1024 variables (expected at most 1024)") !=
+        std::string::npos);
+
+  // Copy counts: at most a million rules from one template, however the count is written.
+  CHECK(templates_nlt("1000000 #1(X, Y) :- #2(Y, X).\n", small)[0].copies == 1000000);
+  CHECK(templates_nlt("0003 #1(X, Y) :- #2(Y, X).\n", small)[0].copies == 3);
+  for (const std::string count : {"1000001", "99999999999999999999"}) {
+    const ParseError nlt = error_of([&] { templates_nlt(count + " #1(X, Y) :- #2(Y, X).\n", small); });
+    CHECK(std::string(nlt.what()) ==
+          "t.nlt:1:1: template count '" + count + "' is too large (expected at most 1000000)");
+    const ParseError pl = error_of([&] { templates_pl("r(X, Y) :- s(Y, X) <" + count + ">\n", small); });
+    CHECK(std::string(pl.what()) == "t.pl:1:21: copy count '" + count + "' is too large (expected at most 1000000)");
+  }
 }
 
 // ------------------------------------------------------- the real data sets
