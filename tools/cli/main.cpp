@@ -6,6 +6,7 @@
 // --json a single JSON object is the last line of stdout.
 #include "ntp/complex.h"
 #include "ntp/evaluate.h"
+#include "ntp/limits.h"
 #include "ntp/model.h"
 #include "ntp/parse.h"
 #include "ntp/prover.h"
@@ -93,9 +94,17 @@ void set_threads(const cxxopts::ParseResult& r) {
 // Reads positive atoms from any fact file; a labelled TSV (4 columns)
 // contributes its positives only.
 std::vector<ntp::Atom> read_true_atoms(const std::string& path, ntp::KnowledgeBase& kb, ntp::NewSymbols policy) {
+  // Sniff the first non-empty line, reading at most 4 KiB of each: endless
+  // input without a newline (a device, by mistake) must not hang here; the
+  // reader below refuses it.
   std::ifstream probe(path);
   std::string first;
-  while (probe && first.empty()) std::getline(probe, first);
+  char buffer[4096];
+  while (probe && first.empty()) {
+    probe.getline(buffer, sizeof buffer);
+    first = buffer;
+    if (probe.fail() && !probe.eof()) break;  // a line longer than the buffer: its start is enough
+  }
   if (std::count(first.begin(), first.end(), '\t') == 3) {
     std::vector<ntp::Atom> out;
     for (const auto& l : ntp::read_labelled_tsv(path, kb, policy))
@@ -147,6 +156,8 @@ int cmd_train(int argc, char** argv) {
   const auto r = parse(o, argc, argv);
   check_non_negative(r, {"k", "k-rules", "refresh", "recall-every", "threads", "depth", "epochs", "negatives"});
   if (r.count("complex") && r["dim"].as<int>() % 2 != 0) throw UsageError("--complex needs an even --dim");
+  if (r["dim"].as<int>() <= 0 || r["dim"].as<int>() > ntp::kMaxDim)
+    throw UsageError("--dim must be in 1.." + std::to_string(ntp::kMaxDim) + ", got " + std::to_string(r["dim"].as<int>()));
   if (!ntp::is_fact_index_kind(r["index"].as<std::string>()))
     throw UsageError("unknown fact index '" + r["index"].as<std::string>() + "' (expected " + ntp::fact_index_kinds() + ")");
   const std::string combine = r["combine"].as<std::string>();
