@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <numeric>
 #include <ostream>
@@ -79,6 +80,17 @@ MovedRows rows_to_move(const Model& model) {
   return moved;
 }
 
+// Throws NonFiniteError if a row the step moved holds a NaN or an infinity
+// (a non-finite gradient reaches the embeddings through the update).
+void check_finite(const Model& model, const MovedRows& moved, int epoch, std::size_t step) {
+  for (int r : moved.predicates)
+    if (!model.predicates.value.row(r).allFinite())
+      throw NonFiniteError(epoch, step, "predicate row " + model.predicate_row_name(r) + " is not finite");
+  for (int c : moved.constants)
+    if (!model.constants.value.row(c).allFinite())
+      throw NonFiniteError(epoch, step, "the embedding of constant " + model.kb.constants.name(c) + " is not finite");
+}
+
 // "search 12.1 s (retrieval 20.3 thread-s, 1.2M queries), index 0.4 s, ..."
 std::string describe(const TimeSplit& t, double epoch_seconds) {
   char line[400];
@@ -94,6 +106,12 @@ std::string describe(const TimeSplit& t, double epoch_seconds) {
 }
 
 }  // namespace
+
+NonFiniteError::NonFiniteError(int epoch, std::size_t step, const std::string& what)
+    : std::runtime_error("training stopped at epoch " + std::to_string(epoch) + ", step " + std::to_string(step) + ": " +
+                         what + " (try a smaller --lr or --clip; the model was not saved)"),
+      epoch(epoch),
+      step(step) {}
 
 void train(Model& model, const TrainOptions& o, std::ostream* progress,
            const std::function<void(const EpochReport&)>& on_epoch) {
@@ -152,10 +170,12 @@ void train(Model& model, const TrainOptions& o, std::ostream* progress,
         loss = ad::add(tape, loss, ad::binary_cross_entropy(tape, complex_scores(tape, model, atoms), s.labels));
       }
       lap(time.forward, t);
+      if (!std::isfinite(tape.scalar(loss))) throw NonFiniteError(epoch, step + 1, "the loss is " + std::to_string(tape.scalar(loss)));
       tape.backward(loss);
       lap(time.backward, t);
       const MovedRows moved = rows_to_move(model);
       optimizer->step({&model.predicates, &model.constants});
+      check_finite(model, moved, epoch, step + 1);
       lap(time.optimiser, t);
       facts->embeddings_moved(moved);
       if (exact) exact->embeddings_moved(moved);

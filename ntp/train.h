@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <stdexcept>
 #include <string>
 
 namespace ntp {
@@ -59,6 +60,15 @@ struct EpochReport {
   double recall_at_1 = -1;        // mean over this epoch's probes; -1 when none ran
   int recall_probes = 0;
   TimeSplit time;                 // filled when TrainOptions::profile
+};
+
+// Thrown when a step's loss or an embedding it moved is NaN or infinite:
+// training stops there, naming the epoch and step (1-based), and the model
+// is left as it is for the caller, which must not save it.
+struct NonFiniteError : std::runtime_error {
+  NonFiniteError(int epoch, std::size_t step, const std::string& what);
+  int epoch;
+  std::size_t step;
 };
 
 // Trains `model` in place on model.kb.facts. `progress` (may be null) gets
