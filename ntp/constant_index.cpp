@@ -65,7 +65,7 @@ struct ConstantIndex::TupleSearch {
 
   // Exact: every fact of the arity, cd summed from one distance vector per position.
   void scan(const std::vector<int>& tuple) {
-    const std::vector<int>& facts = index.facts_by_arity_[static_cast<std::size_t>(arity)];
+    const std::vector<int>& facts = index.facts_of_arity(arity);
     std::vector<float> cd(facts.size(), 0.0f);
     for (std::size_t i = 0; i < ground.size(); ++i) {
       const int c = tuple[i];
@@ -144,15 +144,12 @@ ConstantIndex::ConstantIndex(const Model& model, Lookup lookup, const FactIndexO
                                 std::to_string(options_.neighbours) + ", " + std::to_string(options_.max_neighbours) +
                                 ", " + std::to_string(options_.update_every));
   const int num_constants = static_cast<int>(model.constants.value.rows());
-  for (std::size_t f = 0; f < model.kb.facts.size(); ++f) {
-    const std::size_t arity = model.kb.facts[f].args.size();
-    if (facts_by_arity_.size() <= arity) facts_by_arity_.resize(arity + 1);
-    facts_by_arity_[arity].push_back(static_cast<int>(f));
-  }
-  adjacency_.resize(facts_by_arity_.size());
-  for (std::size_t arity = 1; arity < facts_by_arity_.size(); ++arity)
+  std::size_t max_arity = 0;
+  for (const Atom& f : model.kb.facts) max_arity = std::max(max_arity, f.args.size());
+  adjacency_.resize(max_arity + 1);
+  for (std::size_t arity = 1; arity <= max_arity; ++arity)
     for (std::size_t i = 0; i < arity; ++i)
-      adjacency_[arity].push_back(make_adjacency(facts_by_arity_[arity], static_cast<int>(i), num_constants));
+      adjacency_[arity].push_back(make_adjacency(facts_of_arity(static_cast<int>(arity)), static_cast<int>(i), num_constants));
   all_moved();
 }
 
@@ -227,27 +224,27 @@ void ConstantIndex::apply_moved(const MovedRows& rows) {
 }
 
 std::vector<std::vector<int>> ConstantIndex::search(const std::vector<FactQuery>& queries, int want) {
-  const int arity = static_cast<int>(queries.front().args.size());
-  std::vector<int> ground;
-  for (int i = 0; i < arity; ++i)
-    if (queries.front().args[static_cast<std::size_t>(i)] >= 0) ground.push_back(i);
+  const std::vector<int> pattern = pattern_key(queries.front());
+  const int arity = pattern[0];
+  const std::vector<int> ground(pattern.begin() + 1, pattern.end());
   const int num_groups = model_.num_kb_predicates;
 
   // d(θ_p, θ_g) for each distinct query predicate row p and KB predicate g,
   // and its minimum over g (for certification).
-  std::unordered_map<int, std::vector<float>> predicate_distances;
-  std::unordered_map<int, float> nearest_predicate;
+  struct PredicateDistances {
+    std::vector<float> to_group;  // (P)
+    float nearest = kInfinity;
+  };
+  std::unordered_map<int, PredicateDistances> predicate_distances;
   for (const FactQuery& q : queries) {
     auto [it, added] = predicate_distances.try_emplace(q.predicate_row);
     if (!added) continue;
-    float smallest = kInfinity;
     for (int g = 0; g < num_groups; ++g) {
       const float d = static_cast<float>(
           (model_.predicates.value.row(q.predicate_row) - model_.predicates.value.row(g)).squaredNorm());
-      it->second.push_back(d);
-      smallest = std::min(smallest, d);
+      it->second.to_group.push_back(d);
+      it->second.nearest = std::min(it->second.nearest, d);
     }
-    nearest_predicate[q.predicate_row] = smallest;
   }
   // Queries sharing their constants at the ground positions share one search.
   std::map<std::vector<int>, std::vector<std::size_t>> by_tuple;
@@ -296,15 +293,15 @@ std::vector<std::vector<int>> ConstantIndex::search(const std::vector<FactQuery>
         for (int g = 0; g < num_groups; ++g) s.sorted[static_cast<std::size_t>(g)] = s.groups[static_cast<std::size_t>(g)].sorted();
         bool certified = true;
         for (std::size_t q : members) {
-          const std::vector<float>& pd = predicate_distances.at(queries[q].predicate_row);
+          const PredicateDistances& pd = predicate_distances.at(queries[q].predicate_row);
           ann::TopK best;
           best.reset(want);
           for (int g = 0; g < num_groups; ++g)
-            for (const ann::Scored& e : s.sorted[static_cast<std::size_t>(g)]) best.push(pd[static_cast<std::size_t>(g)] + e.distance, e.id);
+            for (const ann::Scored& e : s.sorted[static_cast<std::size_t>(g)]) best.push(pd.to_group[static_cast<std::size_t>(g)] + e.distance, e.id);
           // Every fact not looked at is at least `unseen` away; the answer is
           // certified when the last fact it keeps (want - 1 facts besides a
           // masked one: the caller asked for one spare) is not farther.
-          const float unseen = nearest_predicate.at(queries[q].predicate_row) + bound;
+          const float unseen = pd.nearest + bound;
           found[q].clear();
           int kept = 0;
           float last_kept = kInfinity;

@@ -76,7 +76,6 @@ class ConstantIndex : public FactIndex {
   int update_every_;            // steps between relinks of the moved constants
   ann::RowMatrix points_;       // (C, d) float copy of the constant table, always current
   Eigen::VectorXf norms_;       // (C) squared norms of points_ rows
-  std::vector<std::vector<int>> facts_by_arity_;   // [arity]: fact ids
   std::vector<std::vector<Adjacency>> adjacency_;  // [arity][position]
   std::unique_ptr<ann::Index> graph_;  // Hnsw or KdTree lookups: over points_, possibly stale
   std::vector<int> pending_;           // constants moved since the graph last saw them

@@ -20,15 +20,14 @@ long long nanoseconds_since(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count();
 }
 
-// Key of a query's pattern: arity, then the ground positions.
-std::vector<int> pattern_of(const FactQuery& q) {
+}  // namespace
+
+std::vector<int> pattern_key(const FactQuery& q) {
   std::vector<int> key{static_cast<int>(q.args.size())};
   for (std::size_t i = 0; i < q.args.size(); ++i)
     if (q.args[i] >= 0) key.push_back(static_cast<int>(i));
   return key;
 }
-
-}  // namespace
 
 bool is_fact_index_kind(const std::string& kind) {
   return kind == "auto" || kind == "table" || kind == "brute" || kind == "kdtree" || kind == "hnsw";
@@ -54,7 +53,7 @@ FactIndex::FactIndex(const Model& model) : model_(model) {
   }
 }
 
-const std::vector<int>& FactIndex::facts_of_arity(int arity) {
+const std::vector<int>& FactIndex::facts_of_arity(int arity) const {
   static const std::vector<int> none;
   return static_cast<std::size_t>(arity) < by_arity_.size() ? by_arity_[static_cast<std::size_t>(arity)] : none;
 }
@@ -63,7 +62,7 @@ std::vector<std::vector<int>> FactIndex::nearest(const std::vector<FactQuery>& q
   std::vector<std::vector<int>> out(queries.size());
   if (queries.empty()) return out;
   const auto start = Clock::now();
-  if (record_left_ > 0) {  // unlocked peek; the count is re-checked under the lock
+  if (record_left_ > 0) {  // a cheap atomic peek; the count is re-checked under the lock
     std::lock_guard<std::mutex> lock(record_mutex_);
     for (std::size_t q = 0; q < queries.size() && record_left_ > 0; ++q, --record_left_) recorded_.push_back(queries[q]);
   }
@@ -125,7 +124,7 @@ double key_distance(const Model& model, const FactQuery& q, int fact) {
 double recall_at_k(FactIndex& index, FactIndex& exact, const std::vector<FactQuery>& queries, int k) {
   if (k <= 0) throw std::invalid_argument("recall_at_k: k must be > 0");
   std::map<std::vector<int>, std::vector<FactQuery>> by_pattern;  // nearest() takes one pattern at a time
-  for (const FactQuery& q : queries) by_pattern[pattern_of(q)].push_back(q);
+  for (const FactQuery& q : queries) by_pattern[pattern_key(q)].push_back(q);
   long long right = 0, wanted = 0;
   for (const auto& [pattern, batch] : by_pattern) {
     const auto got = index.nearest(batch, k);

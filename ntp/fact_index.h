@@ -61,6 +61,10 @@ struct FactIndexStats {
   long long widened = 0;           // ANN engines: searches repeated with more neighbours
 };
 
+// The pattern a query asks in: its arity, then its ground positions
+// (p(a, X) -> {2, 0}). nearest() takes one pattern per call.
+std::vector<int> pattern_key(const FactQuery& q);
+
 // Which engines make_fact_index knows; the options of `--index`.
 bool is_fact_index_kind(const std::string& kind);
 const char* fact_index_kinds();  // "auto, table, brute, kdtree, hnsw"
@@ -71,8 +75,8 @@ struct FactIndexOptions {
   // Steps between restructurings for the moved rows; 0 = the engine's
   // default. table: rebuild the distance tables (default every step). hnsw:
   // moved points are written into the graph every step, and relinked every
-  // this many steps (default 10,000, about one WN11 epoch). brute needs none; a k-d tree is rebuilt
-  // whenever a point moves.
+  // this many steps (default 10,000, about one WN11 epoch). brute needs
+  // none; a k-d tree is rebuilt whenever a point moves.
   int update_every = 0;
   int neighbours = 4;        // ANN engines: constants looked up per goal constant (itself included), at first
   int max_neighbours = 16;   // ANN engines: widest look-up when the first cannot certify its answer
@@ -116,18 +120,18 @@ class FactIndex {
   // masked fact) and at most the number of facts of the arity.
   virtual std::vector<std::vector<int>> search(const std::vector<FactQuery>& queries, int want) = 0;
   virtual void apply_moved(const MovedRows& rows) = 0;
+  // Fact ids of that arity, ascending (empty for an arity no fact has).
+  const std::vector<int>& facts_of_arity(int arity) const;
   void count_relinked(long long rows) { rows_relinked_ += rows; }
   void count_widened() { ++widened_; }
 
   const Model& model_;
 
  private:
-  const std::vector<int>& facts_of_arity(int arity);
-
   std::vector<std::vector<int>> by_arity_;  // fact ids of each arity
   std::atomic<long long> queries_{0}, search_ns_{0}, maintenance_ns_{0}, rows_relinked_{0}, widened_{0};
   std::mutex record_mutex_;
-  std::size_t record_left_ = 0;
+  std::atomic<std::size_t> record_left_{0};  // read without the lock by every search
   std::vector<FactQuery> recorded_;
 };
 

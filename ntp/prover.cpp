@@ -187,14 +187,6 @@ struct VectorHash {
   }
 };
 
-// Key of a fact query's pattern: arity, then the ground positions.
-std::vector<int> pattern_key(const FactQuery& q) {
-  std::vector<int> key{static_cast<int>(q.args.size())};
-  for (std::size_t i = 0; i < q.args.size(); ++i)
-    if (q.args[i] >= 0) key.push_back(static_cast<int>(i));
-  return key;
-}
-
 }  // namespace
 
 Prover::Prover(const Model& model, FactIndex& facts, ProverConfig config)

@@ -89,9 +89,7 @@ void TableIndex::build_tables() {
 }
 
 TableIndex::Pattern& TableIndex::pattern_for(const FactQuery& q) {
-  std::vector<int> key{static_cast<int>(q.args.size())};
-  for (std::size_t i = 0; i < q.args.size(); ++i)
-    if (q.args[i] >= 0) key.push_back(static_cast<int>(i));
+  std::vector<int> key = pattern_key(q);
   auto found = patterns_.find(key);
   if (found != patterns_.end()) return *found->second;
 

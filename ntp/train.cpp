@@ -170,7 +170,8 @@ void train(Model& model, const TrainOptions& o, std::ostream* progress,
         loss = ad::add(tape, loss, ad::binary_cross_entropy(tape, complex_scores(tape, model, atoms), s.labels));
       }
       lap(time.forward, t);
-      if (!std::isfinite(tape.scalar(loss))) throw NonFiniteError(epoch, step + 1, "the loss is " + std::to_string(tape.scalar(loss)));
+      const double step_loss = tape.scalar(loss);
+      if (!std::isfinite(step_loss)) throw NonFiniteError(epoch, step + 1, "the loss is " + std::to_string(step_loss));
       tape.backward(loss);
       lap(time.backward, t);
       const MovedRows moved = rows_to_move(model);
@@ -180,7 +181,7 @@ void train(Model& model, const TrainOptions& o, std::ostream* progress,
       facts->embeddings_moved(moved);
       if (exact) exact->embeddings_moved(moved);
       lap(time.index_maintenance, t);
-      loss_sum += tape.scalar(loss);
+      loss_sum += step_loss;
       time.goals += static_cast<long long>(s.goals.size());
 
       const bool inline_due = o.progress_inline && step % 10 == 0;

@@ -5,6 +5,7 @@
 #include "ann/hnsw.h"
 #include "ann/synthetic.h"
 #include "tests/memory_limit.h"
+#include "tests/pipe_buffer.h"
 
 #include <doctest/doctest.h>
 
@@ -40,14 +41,6 @@ std::string patched(std::string bytes, std::size_t offset, T value) {
   std::memcpy(&bytes[offset], &value, sizeof value);
   return bytes;
 }
-
-// A read-only stream buffer that cannot seek, like a pipe's.
-struct PipeBuffer : std::streambuf {
-  explicit PipeBuffer(std::string bytes) : bytes_(std::move(bytes)) {
-    setg(&bytes_[0], &bytes_[0], &bytes_[0] + bytes_.size());
-  }
-  std::string bytes_;
-};
 
 // Layout (hnsw_io.cpp): magic 8, version 4, n d M ef_construction ef at 12..32,
 // seed 8, entry and max level at 40..48, then levels[n], vectors, links.

@@ -6,6 +6,7 @@
 #include "ntp/model.h"
 #include "ntp/parse.h"
 #include "tests/memory_limit.h"
+#include "tests/pipe_buffer.h"
 
 #include <doctest/doctest.h>
 
@@ -60,14 +61,6 @@ std::string patched(std::string bytes, std::size_t offset, std::int32_t old, std
   std::memcpy(&bytes[offset], &value, sizeof value);
   return bytes;
 }
-
-// A read-only stream buffer that cannot seek, like a pipe's.
-struct PipeBuffer : std::streambuf {
-  explicit PipeBuffer(std::string bytes) : bytes_(std::move(bytes)) {
-    setg(&bytes_[0], &bytes_[0], &bytes_[0] + bytes_.size());
-  }
-  std::string bytes_;
-};
 
 ntp::Model load_bytes(const std::string& bytes) {
   std::istringstream in(bytes);

@@ -53,6 +53,20 @@ inline bool nl_names(const ntp::KnowledgeBase& kb) {
   return true;
 }
 
+// Reads the input with `read(in, kb)` into `rows`. A refused input (a
+// ParseError) must leave `kb` without new symbols; returns false then.
+template <class Rows, class Read>
+bool read_or_refuse(const std::uint8_t* data, std::size_t size, ntp::KnowledgeBase& kb, Rows& rows, Read read) {
+  std::istringstream in(text_of(data, size));
+  try {
+    rows = read(in, kb);
+  } catch (const ntp::ParseError&) {
+    FUZZ_CHECK(kb.predicates.size() == 0 && kb.constants.size() == 0);
+    return false;
+  }
+  return true;
+}
+
 // Facts that parsed once must parse again, to the same atoms, from their
 // printed form under NewSymbols::Refuse: the printer and parser agree, and a
 // successful read interned every symbol it used.

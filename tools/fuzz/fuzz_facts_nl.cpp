@@ -5,14 +5,11 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   ntp::KnowledgeBase kb;
-  std::istringstream in(fuzz::text_of(data, size));
   std::vector<ntp::Atom> facts;
-  try {
-    facts = ntp::read_facts_nl(in, "fuzz.nl", kb, ntp::NewSymbols::Allow);
-  } catch (const ntp::ParseError&) {
-    FUZZ_CHECK(kb.predicates.size() == 0 && kb.constants.size() == 0);
+  if (!fuzz::read_or_refuse(data, size, kb, facts, [](std::istream& in, ntp::KnowledgeBase& k) {
+        return ntp::read_facts_nl(in, "fuzz.nl", k, ntp::NewSymbols::Allow);
+      }))
     return 0;
-  }
   FUZZ_CHECK(!facts.empty());
   fuzz::check_reparse(kb, facts);
   return 0;

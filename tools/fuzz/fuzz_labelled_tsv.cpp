@@ -6,14 +6,11 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   ntp::KnowledgeBase kb;
-  std::istringstream in(fuzz::text_of(data, size));
   std::vector<ntp::LabelledAtom> rows;
-  try {
-    rows = ntp::read_labelled_tsv(in, "fuzz.tsv", kb, ntp::NewSymbols::Allow);
-  } catch (const ntp::ParseError&) {
-    FUZZ_CHECK(kb.predicates.size() == 0 && kb.constants.size() == 0);
+  if (!fuzz::read_or_refuse(data, size, kb, rows, [](std::istream& in, ntp::KnowledgeBase& k) {
+        return ntp::read_labelled_tsv(in, "fuzz.tsv", k, ntp::NewSymbols::Allow);
+      }))
     return 0;
-  }
   std::vector<ntp::Atom> facts;
   for (const ntp::LabelledAtom& row : rows) {
     FUZZ_CHECK(row.label == 1 || row.label == -1);

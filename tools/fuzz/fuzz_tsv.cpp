@@ -5,14 +5,11 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   ntp::KnowledgeBase kb;
-  std::istringstream in(fuzz::text_of(data, size));
   std::vector<ntp::Atom> facts;
-  try {
-    facts = ntp::read_facts_tsv(in, "fuzz.tsv", kb, ntp::NewSymbols::Allow);
-  } catch (const ntp::ParseError&) {
-    FUZZ_CHECK(kb.predicates.size() == 0 && kb.constants.size() == 0);
+  if (!fuzz::read_or_refuse(data, size, kb, facts, [](std::istream& in, ntp::KnowledgeBase& k) {
+        return ntp::read_facts_tsv(in, "fuzz.tsv", k, ntp::NewSymbols::Allow);
+      }))
     return 0;
-  }
   for (const ntp::Atom& f : facts) FUZZ_CHECK(f.args.size() == 2);
   // TSV names may hold what .nl names cannot (parentheses, upper case).
   if (fuzz::nl_names(kb)) fuzz::check_reparse(kb, facts);
