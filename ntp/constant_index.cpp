@@ -299,15 +299,16 @@ std::vector<std::vector<int>> ConstantIndex::search(const std::vector<FactQuery>
           for (int g = 0; g < num_groups; ++g)
             for (const ann::Scored& e : s.sorted[static_cast<std::size_t>(g)]) best.push(pd.to_group[static_cast<std::size_t>(g)] + e.distance, e.id);
           // Every fact not looked at is at least `unseen` away; the answer is
-          // certified when the last fact it keeps (want - 1 facts besides a
-          // masked one: the caller asked for one spare) is not farther.
+          // certified when the last fact it keeps (want minus this query's
+          // masked facts: the caller asked for spares) is not farther.
           const float unseen = pd.nearest + bound;
           found[q].clear();
+          const int to_keep = std::max(1, want - queries[q].masked.size());
           int kept = 0;
           float last_kept = kInfinity;
           for (const ann::Scored& b : best.sorted()) {
             found[q].push_back(b.id);
-            if (b.id != queries[q].masked_fact && ++kept == want - 1) last_kept = b.distance;
+            if (!queries[q].masked.contains(b.id) && ++kept == to_keep) last_kept = b.distance;
           }
           certified = certified && (unseen == kInfinity || last_kept <= unseen);
         }

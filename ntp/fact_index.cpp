@@ -70,13 +70,15 @@ std::vector<std::vector<int>> FactIndex::nearest(const std::vector<FactQuery>& q
   if (k <= 0 || static_cast<std::size_t>(k) >= all.size()) {  // exhaustive, or k covers every fact
     for (std::size_t q = 0; q < queries.size(); ++q)
       for (int f : all)
-        if (f != queries[q].masked_fact) out[q].push_back(f);
+        if (!queries[q].masked.contains(f)) out[q].push_back(f);
   } else {
-    // One spare, for the masked fact.
-    const std::vector<std::vector<int>> found = search(queries, std::min(k + 1, static_cast<int>(all.size())));
+    // Spares for the masked facts, which may be among the nearest.
+    int spares = 0;
+    for (const FactQuery& q : queries) spares = std::max(spares, q.masked.size());
+    const std::vector<std::vector<int>> found = search(queries, std::min(k + spares, static_cast<int>(all.size())));
     for (std::size_t q = 0; q < queries.size(); ++q)
       for (int f : found[q])
-        if (f != queries[q].masked_fact && static_cast<int>(out[q].size()) < k) out[q].push_back(f);
+        if (!queries[q].masked.contains(f) && static_cast<int>(out[q].size()) < k) out[q].push_back(f);
   }
   queries_ += static_cast<long long>(queries.size());
   search_ns_ += nanoseconds_since(start);

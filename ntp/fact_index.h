@@ -28,6 +28,7 @@
 
 #include "ntp/model.h"
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -36,12 +37,26 @@
 
 namespace ntp {
 
+// Facts hidden from a goal's proofs: in training, the fact being proven (so
+// that it cannot prove itself) and, with pair masking (train.h), every other
+// fact between the same constants. Usually none or one, so a plain list; it
+// converts from one fact id (-1 = none), as most callers hold one.
+struct MaskedFacts {
+  std::vector<int> ids;
+  MaskedFacts() = default;
+  MaskedFacts(int id) {  // NOLINT: implicit, so that {atom, -1} and {atom, f} read as before
+    if (id >= 0) ids.push_back(id);
+  }
+  bool contains(int fact) const { return std::find(ids.begin(), ids.end(), fact) != ids.end(); }
+  int size() const { return static_cast<int>(ids.size()); }
+};
+
 // The question asked of the index: predicate row, and for each argument a
 // constant id or -1 (a variable, not compared).
 struct FactQuery {
   int predicate_row = -1;
   std::vector<int> args;
-  int masked_fact = -1;  // a fact id never to return (the fact being proven)
+  MaskedFacts masked;  // fact ids never to return
 };
 
 // The embedding rows an optimiser step changed (Parameter::touched before the
@@ -88,8 +103,8 @@ class FactIndex {
   FactIndex(const FactIndex&) = delete;
   FactIndex& operator=(const FactIndex&) = delete;
 
-  // For each query, up to k fact ids, nearest key first, never the query's
-  // masked fact; k = 0 returns every fact of the query's arity (exhaustive
+  // For each query, up to k fact ids, nearest key first, never one of the
+  // query's masked facts; k = 0 returns every fact of the query's arity (exhaustive
   // NTP). Queries must share one pattern (arity and ground positions). Safe
   // to call from several threads at once, but not during embeddings_moved.
   std::vector<std::vector<int>> nearest(const std::vector<FactQuery>& queries, int k);
@@ -116,8 +131,8 @@ class FactIndex {
  protected:
   explicit FactIndex(const Model& model);
   // The `want` nearest fact ids of each query, nearest first, ties by fact
-  // id; the masked fact may be among them. want = k + 1 (one spare for the
-  // masked fact) and at most the number of facts of the arity.
+  // id; masked facts may be among them. want = k + the most facts any query
+  // of the batch masks (spares for them), at most the facts of the arity.
   virtual std::vector<std::vector<int>> search(const std::vector<FactQuery>& queries, int want) = 0;
   virtual void apply_moved(const MovedRows& rows) = 0;
   // Fact ids of that arity, ascending (empty for an arity no fact has).

@@ -24,6 +24,12 @@ std::size_t AtomHash::operator()(const Atom& a) const {
   return h;
 }
 
+std::size_t VectorHash::operator()(const std::vector<int>& v) const {
+  std::size_t h = v.size();
+  for (int x : v) h = h * 1000003u ^ static_cast<std::size_t>(x);
+  return h;
+}
+
 bool KnowledgeBase::add_fact(const Atom& fact) {
   if (!fact_set_.insert(fact).second) return false;
   facts.push_back(fact);

@@ -41,6 +41,10 @@ struct Atom {
 struct AtomHash {
   std::size_t operator()(const Atom& a) const;
 };
+// A hash of a list of ids (argument tuples, merged proof states).
+struct VectorHash {
+  std::size_t operator()(const std::vector<int>& v) const;
+};
 
 // A term inside a rule: a variable (id local to its rule, numbered in order of
 // first appearance) or a constant (id in the constant vocabulary).

@@ -179,14 +179,6 @@ unsigned long long comparison_key(const Comparison& c) {
          static_cast<unsigned long long>(c.b);
 }
 
-struct VectorHash {
-  std::size_t operator()(const std::vector<int>& v) const {
-    std::size_t h = v.size();
-    for (int x : v) h = h * 1000003u ^ static_cast<std::size_t>(x);
-    return h;
-  }
-};
-
 }  // namespace
 
 Prover::Prover(const Model& model, FactIndex& facts, ProverConfig config)
@@ -230,7 +222,7 @@ ProofBatch search_goals(const Model& model, FactIndex& facts, const ProverConfig
     for (std::size_t i = 0; i < live.size(); ++i) {
       const State& s = live[i];
       const Atom ground = resolved_atom(s, s.stack.front());
-      queries[i] = {ground.predicate, ground.args, goals[static_cast<std::size_t>(s.goal)].masked_fact};
+      queries[i] = {ground.predicate, ground.args, goals[static_cast<std::size_t>(s.goal)].masked};
       by_pattern[pattern_key(queries[i])].push_back(i);
     }
     std::vector<std::vector<int>> facts_of(live.size());

@@ -35,11 +35,11 @@ struct Comparison {
 };
 
 // A goal to prove: a ground atom (an argument of -1 is a variable, allowed
-// in queries), and the fact id masked out of its proofs (training: the fact
-// being proven; -1 for none).
+// in queries), and the facts masked out of its proofs (training: the fact
+// being proven; -1 or {} for none).
 struct Goal {
   Atom atom;
-  int masked_fact = -1;
+  MaskedFacts masked;
 };
 
 // One `or` step of a path, kept for explanations: the atom proven (with the

@@ -13,6 +13,7 @@
 #include <ostream>
 #include <random>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace ntp {
 
@@ -51,18 +52,39 @@ void lap(double& into, Clock::time_point& t) {
   t = now;
 }
 
-// One step's goals: each positive followed by its corruptions.
+// The facts between each set of constants (arguments sorted), for
+// TrainingMask::Pair: p(a, b) and q(b, a) share the entry {a, b}.
+class FactsByConstants {
+ public:
+  explicit FactsByConstants(const KnowledgeBase& kb) {
+    for (std::size_t f = 0; f < kb.facts.size(); ++f) facts_[key(kb.facts[f])].push_back(static_cast<int>(f));
+  }
+  const std::vector<int>& of(const Atom& fact) const { return facts_.at(key(fact)); }
+
+ private:
+  static std::vector<int> key(const Atom& fact) {
+    std::vector<int> k = fact.args;
+    std::sort(k.begin(), k.end());
+    return k;
+  }
+  std::unordered_map<std::vector<int>, std::vector<int>, VectorHash> facts_;
+};
+
+// One step's goals: each positive followed by its corruptions. A positive
+// masks itself, or with `pairs` every fact between its constants.
 struct StepGoals {
   std::vector<Goal> goals;
   std::vector<double> labels;
 };
 
 StepGoals draw_goals(const KnowledgeBase& kb, const std::vector<std::size_t>& order, std::size_t begin,
-                     std::size_t end, int negatives, std::mt19937_64& rng) {
+                     std::size_t end, int negatives, const FactsByConstants* pairs, std::mt19937_64& rng) {
   StepGoals s;
   for (std::size_t i = begin; i < end; ++i) {
     const Atom& fact = kb.facts[order[i]];
-    s.goals.push_back({fact, static_cast<int>(order[i])});
+    Goal positive{fact, static_cast<int>(order[i])};
+    if (pairs) positive.masked.ids = pairs->of(fact);
+    s.goals.push_back(std::move(positive));
     s.labels.push_back(1);
     for (int j = 0; j < negatives; ++j) {
       s.goals.push_back({corrupt(kb, fact, j, rng), -1});
@@ -107,6 +129,14 @@ std::string describe(const TimeSplit& t, double epoch_seconds) {
 
 }  // namespace
 
+const char* training_mask_name(TrainingMask mask) { return mask == TrainingMask::Pair ? "pair" : "fact"; }
+
+bool training_mask_from_name(const std::string& name, TrainingMask* mask) {
+  if (name != "fact" && name != "pair") return false;
+  *mask = name == "pair" ? TrainingMask::Pair : TrainingMask::Fact;
+  return true;
+}
+
 NonFiniteError::NonFiniteError(int epoch, std::size_t step, const std::string& what)
     : std::runtime_error("training stopped at epoch " + std::to_string(epoch) + ", step " + std::to_string(step) + ": " +
                          what + " (try a smaller --lr or --clip; the model was not saved)"),
@@ -129,6 +159,7 @@ void train(Model& model, const TrainOptions& o, std::ostream* progress,
   const bool probe_recall = o.recall_every > 0 && !facts->exact() && model.prover.k_facts > 0;
   const std::unique_ptr<FactIndex> exact = probe_recall ? make_fact_index(model, "brute") : nullptr;
   Prover prover(model, *facts, model.prover);
+  const auto pairs = o.mask == TrainingMask::Pair ? std::make_unique<FactsByConstants>(model.kb) : nullptr;
   ad::Tape tape;
   std::mt19937_64 rng(o.seed);
   std::mt19937_64 probe_rng(o.seed ^ 0x9e3779b97f4a7c15ull);  // never disturbs training's draws
@@ -147,7 +178,8 @@ void train(Model& model, const TrainOptions& o, std::ostream* progress,
     TimeSplit time;
     facts->reset_stats();
     for (std::size_t step = 0; step < steps_per_epoch; ++step) {
-      const StepGoals s = draw_goals(model.kb, order, step * batch, std::min(n, (step + 1) * batch), o.negatives, rng);
+      const StepGoals s =
+          draw_goals(model.kb, order, step * batch, std::min(n, (step + 1) * batch), o.negatives, pairs.get(), rng);
       const bool probe = probe_recall && step % static_cast<std::size_t>(o.recall_every) == 0;
       if (probe) facts->record_queries(4096);
       auto t = Clock::now();

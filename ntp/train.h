@@ -3,7 +3,8 @@
 // Each step takes `batch` training facts as positives, corrupts each into
 // `negatives` false atoms (subject and object alternately replaced by a random
 // constant; corruptions that are known facts are rejected and redrawn), proves
-// all of them with the fact being proven masked out of its own proofs, and
+// all of them with the fact being proven masked out of its own proofs (see
+// TrainingMask), and
 // minimises the binary cross-entropy of the proof scores with Adam (or SGD,
 // AdaGrad), L2 regularisation and gradient clipping.
 #pragma once
@@ -19,10 +20,23 @@
 
 namespace ntp {
 
+// What a positive's proofs may not use.
+//   Fact  the fact itself (NTP): it must follow from the other facts.
+//   Pair  also every other fact between the same constants, in any order
+//         (e.g. its inverse q(b, a) for p(a, b)). A KB whose facts come with
+//         their inverses (WN11: 95% of training facts) is otherwise learnt by
+//         looking each fact up through an inverse rule, which moves no
+//         constant embedding, while its test facts never relate two
+//         constants already related in training (docs/RESULTS.md).
+enum class TrainingMask { Fact, Pair };
+const char* training_mask_name(TrainingMask mask);                        // "fact", "pair"
+bool training_mask_from_name(const std::string& name, TrainingMask* mask);  // false if unknown
+
 struct TrainOptions {
   int epochs = 100;
   int batch = 10;                 // positives per step
   int negatives = 2;              // corruptions per positive
+  TrainingMask mask = TrainingMask::Fact;
   double learning_rate = 1e-3;
   double l2 = 1e-3;
   double clip = 1.0;              // element-wise gradient clip, 0 = off

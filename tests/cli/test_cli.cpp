@@ -197,6 +197,9 @@ TEST_CASE("bad input is refused with the file, the line and what was wrong") {
       ntp("train --train " + kFamily + "/train.nl --model " + kWork + "/never.ntp --complex --combine median");
   CHECK(bad_combine.status == 2);
   CHECK(bad_combine.err.find("--combine is max, mean or proof, got 'median'") != std::string::npos);
+  const Run bad_mask = ntp("train --train " + kFamily + "/train.nl --model " + kWork + "/never.ntp --mask inverse");
+  CHECK(bad_mask.status == 2);
+  CHECK(bad_mask.err.find("--mask is fact or pair, got 'inverse'") != std::string::npos);
   CHECK(!std::ifstream(kWork + "/never.ntp").good());
 
   const Run unwritable = ntp("train --train " + kFamily + "/train.nl --model " + kWork + "/no/such/dir/m.ntp");

@@ -178,10 +178,10 @@ TEST_CASE("every fact index returns the same nearest facts on a small KB") {
   CHECK(table.nearest(queries, 3) == kdtree.nearest(queries, 3));
   CHECK_THROWS_AS(ntp::make_fact_index(m, "faiss"), std::invalid_argument);
   // The masked fact never comes back, and k still counts the others.
-  queries.front().masked_fact = table.nearest({queries.front()}, 1)[0][0];
+  queries.front().masked = table.nearest({queries.front()}, 1)[0][0];
   const auto found = table.nearest({queries.front()}, 2)[0];
   CHECK(found.size() == 2);
-  CHECK(std::find(found.begin(), found.end(), queries.front().masked_fact) == found.end());
+  CHECK(std::find(found.begin(), found.end(), queries.front().masked.ids[0]) == found.end());
 }
 
 TEST_CASE("every exact fact index, and HNSW on a small KB, finds what a full scan finds") {
@@ -200,7 +200,7 @@ TEST_CASE("every exact fact index, and HNSW on a small KB, finds what a full sca
     for (int row = 0; row < m.predicates.value.rows(); ++row)  // KB predicates and rule slots
       for (int c = 0; c < m.kb.constants.size(); c += 3) {
         ntp::FactQuery q{row, {ground[0] ? c : -1, ground[1] ? (c * 7) % m.kb.constants.size() : -1}, -1};
-        if (c % 2 == 0) q.masked_fact = (row * 31 + c) % num_facts;
+        if (c % 2 == 0) q.masked = (row * 31 + c) % num_facts;
         queries.push_back(q);
       }
     for (int k : {1, 3}) {
@@ -209,7 +209,7 @@ TEST_CASE("every exact fact index, and HNSW on a small KB, finds what a full sca
         // The reference: every fact's squared key distance, in double.
         std::vector<std::pair<double, int>> all;
         for (int f = 0; f < num_facts; ++f) {
-          if (f == queries[q].masked_fact) continue;
+          if (queries[q].masked.contains(f)) continue;
           const ntp::Atom& fact = m.kb.facts[static_cast<std::size_t>(f)];
           double d = (m.predicates.value.row(queries[q].predicate_row) - m.predicates.value.row(fact.predicate)).squaredNorm();
           for (std::size_t a = 0; a < 2; ++a)

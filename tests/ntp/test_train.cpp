@@ -282,3 +282,31 @@ TEST_CASE("the same seed gives byte-identical models, with one thread and with t
   CHECK(trained(1, "hnsw") == trained(1, "hnsw"));
   std::remove(path.c_str());
 }
+
+TEST_CASE("pair masking changes training only where facts share their constants") {
+  const std::string path = std::string(NTP_BINARY_DIR) + "/pair_mask.ntp";
+  auto trained = [&](const ntp::KnowledgeBase& kb, ntp::TrainingMask mask) {
+    ntp::Model model = ntp::make_model(kb, 10, ntp::ProverConfig{}, 5);
+    ntp::TrainOptions options = quick_options();
+    options.epochs = 5;
+    options.mask = mask;
+    omp_set_num_threads(1);
+    ntp::train(model, options, nullptr);
+    omp_set_num_threads(omp_get_num_procs());
+    return bytes_of(model, path);
+  };
+  // r(a_i, b_i) and s(b_i, a_i) share constants: with pair masking neither
+  // may prove the other.
+  InverseKb inverse;
+  CHECK(trained(inverse.kb, ntp::TrainingMask::Pair) != trained(inverse.kb, ntp::TrainingMask::Fact));
+  // Without the s facts no two facts share their constants: the masks agree.
+  ntp::KnowledgeBase lone;
+  lone.predicates = inverse.kb.predicates;
+  lone.constants = inverse.kb.constants;
+  lone.templates = inverse.kb.templates;
+  for (const ntp::Atom& fact : inverse.kb.facts)
+    if (fact.predicate == lone.predicates.find("r")) lone.add_fact(fact);
+  REQUIRE(lone.facts.size() == 10);
+  CHECK(trained(lone, ntp::TrainingMask::Pair) == trained(lone, ntp::TrainingMask::Fact));
+  std::remove(path.c_str());
+}

@@ -136,6 +136,9 @@ int cmd_train(int argc, char** argv) {
     ("clip", "element-wise gradient clip (0 = off)", cxxopts::value<double>()->default_value("1"))
     ("optimizer", "adam, adagrad or sgd", cxxopts::value<std::string>()->default_value("adam"))
     ("negatives", "corruptions per positive", cxxopts::value<int>()->default_value("2"))
+    ("mask", "what a training fact's proofs may not use: fact (itself) or pair (every fact between "
+             "its constants, e.g. its inverse; for KBs stored with inverses, such as WN11)",
+     cxxopts::value<std::string>()->default_value("fact"))
     ("depth", "maximum rule applications per proof", cxxopts::value<int>()->default_value("1"))
     ("k", "facts kept per or-step (0 = all: exhaustive NTP)", cxxopts::value<int>()->default_value("1"))
     ("k-rules", "rules kept per or-step (0 = all)", cxxopts::value<int>()->default_value("0"))
@@ -155,6 +158,9 @@ int cmd_train(int argc, char** argv) {
     ("quiet", "no progress output");
   const auto r = parse(o, argc, argv);
   check_non_negative(r, {"k", "k-rules", "refresh", "recall-every", "threads", "depth", "epochs", "negatives"});
+  ntp::TrainingMask mask;
+  if (!ntp::training_mask_from_name(r["mask"].as<std::string>(), &mask))
+    throw UsageError("--mask is fact or pair, got '" + r["mask"].as<std::string>() + "'");
   if (r.count("complex") && r["dim"].as<int>() % 2 != 0) throw UsageError("--complex needs an even --dim");
   if (r["dim"].as<int>() <= 0 || r["dim"].as<int>() > ntp::kMaxDim)
     throw UsageError("--dim must be in 1.." + std::to_string(ntp::kMaxDim) + ", got " + std::to_string(r["dim"].as<int>()));
@@ -201,6 +207,7 @@ int cmd_train(int argc, char** argv) {
   t.epochs = r["epochs"].as<int>();
   t.batch = r["batch"].as<int>();
   t.negatives = r["negatives"].as<int>();
+  t.mask = mask;
   t.learning_rate = r["lr"].as<double>();
   t.l2 = r["l2"].as<double>();
   t.clip = r["clip"].as<double>();
