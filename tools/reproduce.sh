@@ -54,7 +54,7 @@ while [[ $# -gt 0 ]]; do
 done
 data=${NTP_DATA_DIR:-../shared/datasets}
 # WN11's recipe, chosen on dev (docs/RESULTS.md).
-WN11_RECIPE=(--epochs 6 --lr 0.01 --profile)
+WN11_RECIPE=(--epochs 6 --lr 0.03 --mask pair --profile)
 [[ -x $ntp ]] || { echo "reproduce.sh: no ntp binary at $ntp (run make first)" >&2; exit 1; }
 [[ -d $data ]] || { echo "reproduce.sh: no data sets at $data (set NTP_DATA_DIR)" >&2; exit 1; }
 [[ $split == test || $split == dev ]] || { echo "reproduce.sh: --split is test or dev, got '$split'" >&2; exit 2; }
