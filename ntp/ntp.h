@@ -11,6 +11,7 @@
 //   ntp::Model m = ntp::new_model(data, ntp::ModelOptions{});
 //   ntp::train(m, ntp::TrainOptions{}, &std::cerr);
 //   ntp::save_model(m, "out.ntp");
+//   // or, with a dev metric, checkpoints and resumption: ntp::run_training (training_run.h)
 //
 // Every error is an exception derived from std::exception whose what() says
 // what was wrong and where: ntp::ParseError (file, line, column) for text
@@ -27,6 +28,7 @@
 #include "ntp/parse.h"
 #include "ntp/rules.h"
 #include "ntp/train.h"
+#include "ntp/training_run.h"
 
 #include <string>
 #include <vector>
@@ -139,7 +141,8 @@ std::string json_string(const std::string& text);
 // dev and test files (their symbols get embeddings; they filter rankings).
 struct TrainingData {
   KnowledgeBase kb;
-  std::vector<Atom> dev, test;
+  std::vector<Atom> dev, test;              // true atoms
+  std::vector<LabelledAtom> dev_labelled;   // a labelled dev file's atoms, true and false (WN11)
 };
 
 // From files (.nl/.tsv facts, .nlt/.pl templates; "" for none). The dev and

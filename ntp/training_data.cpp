@@ -12,7 +12,13 @@ TrainingData read_training_data(const std::string& train, const std::string& tem
   TrainingData d;
   for (const Atom& f : read_facts(train, d.kb, NewSymbols::Allow)) d.kb.add_fact(f);
   // Dev and test symbols get embeddings too (before the templates, which may name them).
-  if (!dev.empty()) d.dev = read_true_atoms(dev, d.kb, NewSymbols::Allow);
+  if (!dev.empty() && is_labelled_tsv(dev)) {
+    d.dev_labelled = read_labelled_tsv(dev, d.kb, NewSymbols::Allow);
+    for (const LabelledAtom& l : d.dev_labelled)
+      if (l.label > 0) d.dev.push_back(l.atom);
+  } else if (!dev.empty()) {
+    d.dev = read_facts(dev, d.kb, NewSymbols::Allow);
+  }
   if (!test.empty()) d.test = read_true_atoms(test, d.kb, NewSymbols::Allow);
   if (!templates.empty()) d.kb.templates = read_templates(templates, d.kb);
   return d;

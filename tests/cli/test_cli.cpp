@@ -2,6 +2,8 @@
 // on the bundled family KB, and its output and exit codes are checked.
 #include "../dot_graph.h"
 
+#include "run_ntp.h"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -12,49 +14,6 @@
 #include <string>
 #include <sys/wait.h>
 
-namespace {
-
-const std::string kSource = NTP_SOURCE_DIR;
-const std::string kBinary = std::string(NTP_BINARY_DIR) + "/ntp";
-const std::string kWork = std::string(NTP_BINARY_DIR) + "/cli_test";
-const std::string kFamily = kSource + "/datasets/family";
-
-struct Run {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Runs `ntp ARGS` with stdout and stderr captured.
-Run ntp(const std::string& args) {
-  std::system(("mkdir -p " + kWork).c_str());
-  const std::string out = kWork + "/stdout", err = kWork + "/stderr";
-  const int raw = std::system((kBinary + " " + args + " > " + out + " 2> " + err).c_str());
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
-}
-
-std::string last_line(const std::string& text) {
-  std::string s = text;
-  while (!s.empty() && s.back() == '\n') s.pop_back();
-  return s.substr(s.rfind('\n') == std::string::npos ? 0 : s.rfind('\n') + 1);
-}
-
-// The number after "\"key\":" in a one-line JSON object.
-double json_value(const std::string& json, const std::string& key) {
-  const auto at = json.find("\"" + key + "\":");
-  REQUIRE_MESSAGE(at != std::string::npos, "no " << key << " in " << json);
-  return std::stod(json.substr(at + key.size() + 3));
-}
-
-void write(const std::string& name, const std::string& text) { std::ofstream(kWork + "/" + name) << text; }
-
-}  // namespace
 
 TEST_CASE("usage and help text match the stored reference") {
   const Run none = ntp("");

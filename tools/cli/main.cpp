@@ -12,6 +12,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <cstring>
 #include <cctype>
 #include <cstdio>
 #include <fstream>
@@ -92,6 +95,27 @@ std::string json_number(double v) {
   return buf;
 }
 
+// Raised by SIGINT or SIGTERM: training stops after its current step.
+std::atomic<bool> stop_requested{false};
+std::atomic<int> stop_signal{0};
+
+extern "C" void on_stop_signal(int signal) {
+  stop_requested.store(true);
+  stop_signal.store(signal);
+  std::signal(signal, SIG_DFL);  // a second signal ends the program at once
+}
+
+// `arg` as a shell word: quoted unless it is plainly safe.
+std::string shell_quote(const std::string& arg) {
+  const bool safe = !arg.empty() && std::all_of(arg.begin(), arg.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("-_./=:,+@%", c) != nullptr;
+  });
+  if (safe) return arg;
+  std::string s = "'";
+  for (char c : arg) s += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return s + "'";
+}
+
 int cmd_train(int argc, char** argv) {
   cxxopts::Options o("ntp train", "Train a neural theorem prover on facts and rule templates.");
   o.add_options()
@@ -127,9 +151,18 @@ int cmd_train(int argc, char** argv) {
      "backward, optimiser)")
     ("seed", "random seed", cxxopts::value<unsigned long long>()->default_value("0"))
     ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
+    ("eval-every", "measure the dev metric after every N-th epoch (0 = never; needs --dev): filtered MRR, or "
+     "accuracy for a labelled dev file", cxxopts::value<int>()->default_value("0"))
+    ("keep", "which model --model gets when the dev metric is measured: best (the default: the measurement is "
+     "there to choose with, and an overfitting run then does not end on a worse model) or last",
+     cxxopts::value<std::string>()->default_value("best"))
+    ("resume", "continue from the checkpoint MODEL.ckpt (written after every epoch and on Ctrl-C) with the same "
+     "options; --epochs may grow")
+    ("log", "append one JSON object per epoch to this file (loss, seconds, dev metric, recall)",
+     cxxopts::value<std::string>())
     ("quiet", "no progress output");
   const auto r = parse(o, argc, argv);
-  check_non_negative(r, {"k", "k-rules", "refresh", "recall-every", "threads", "depth", "epochs", "negatives"});
+  check_non_negative(r, {"k", "k-rules", "refresh", "recall-every", "threads", "depth", "epochs", "negatives", "eval-every"});
   ntp::TrainingMask mask;
   if (!ntp::training_mask_from_name(r["mask"].as<std::string>(), &mask))
     throw UsageError("--mask is fact or pair, got '" + r["mask"].as<std::string>() + "'");
@@ -146,34 +179,29 @@ int cmd_train(int argc, char** argv) {
   if (r["depth"].as<int>() > ntp::ProverConfig::kMaxDepth)
     throw UsageError("--depth must be at most " + std::to_string(ntp::ProverConfig::kMaxDepth) + " (the search grows "
                      "exponentially with depth), got " + std::to_string(r["depth"].as<int>()));
+  ntp::RunOptions run;
+  if (!ntp::keep_from_name(r["keep"].as<std::string>(), &run.keep))
+    throw UsageError("--keep is best or last, got '" + r["keep"].as<std::string>() + "'");
+  run.eval_every = r["eval-every"].as<int>();
+  if (run.eval_every > 0 && !r.count("dev")) throw UsageError("--eval-every needs --dev (the facts to measure on)");
+  run.model_path = get<std::string>(r, "model");
+  run.resume = r.count("resume") > 0;
+  run.stop = &stop_requested;
+  if (r.count("log")) run.log_path = r["log"].as<std::string>();
   set_threads(r);
 
-  ntp::KnowledgeBase kb;
-  const std::vector<ntp::Atom> facts = ntp::read_facts(get<std::string>(r, "train"), kb, ntp::NewSymbols::Allow);
-  for (const ntp::Atom& f : facts) kb.add_fact(f);
-  std::vector<ntp::Atom> extra;
-  for (const char* split : {"dev", "test"})
-    if (r.count(split)) {
-      const auto atoms = ntp::read_true_atoms(r[split].as<std::string>(), kb, ntp::NewSymbols::Allow);
-      extra.insert(extra.end(), atoms.begin(), atoms.end());
-    }
-  if (r.count("templates")) kb.templates = ntp::read_templates(r["templates"].as<std::string>(), kb);
-  const std::string model_path = get<std::string>(r, "model");
-  {  // Fail now, not after hours of training, if the model cannot be written.
-    const std::string probe = model_path + ".tmp";
-    if (!std::ofstream(probe)) throw std::runtime_error(probe + ": cannot open for writing");
-    std::remove(probe.c_str());
-  }
-
-  ntp::ProverConfig prover;
-  prover.depth = r["depth"].as<int>();
-  prover.k_facts = r["k"].as<int>();
-  prover.k_rules = r["k-rules"].as<int>();
-  prover.index = r["index"].as<std::string>();
-  prover.complex = r.count("complex") > 0;
-  prover.combine = combine_rule;
-  ntp::Model model = ntp::make_model(std::move(kb), r["dim"].as<int>(), prover, r["seed"].as<unsigned long long>());
-  model.filter_facts = std::move(extra);
+  const ntp::TrainingData data = ntp::read_training_data(get<std::string>(r, "train"), r.count("templates") ? r["templates"].as<std::string>() : "",
+                                                         r.count("dev") ? r["dev"].as<std::string>() : "",
+                                                         r.count("test") ? r["test"].as<std::string>() : "");
+  ntp::ModelOptions m;
+  m.dim = r["dim"].as<int>();
+  m.seed = r["seed"].as<unsigned long long>();
+  m.prover.depth = r["depth"].as<int>();
+  m.prover.k_facts = r["k"].as<int>();
+  m.prover.k_rules = r["k-rules"].as<int>();
+  m.prover.index = r["index"].as<std::string>();
+  m.prover.complex = r.count("complex") > 0;
+  m.prover.combine = combine_rule;
 
   ntp::TrainOptions t;
   t.epochs = r["epochs"].as<int>();
@@ -188,14 +216,36 @@ int cmd_train(int argc, char** argv) {
   t.index.update_every = r["refresh"].as<int>();
   t.recall_every = r["recall-every"].as<int>();
   t.profile = r.count("profile") > 0;
-  const bool quiet = r.count("quiet") > 0;
-  std::cerr << "training on " << model.kb.facts.size() << " facts, " << model.kb.predicates.size() << " predicates, "
-            << model.kb.constants.size() << " constants, " << model.rules.size() << " rules; dim " << model.dim
-            << ", depth " << prover.depth << ", k " << prover.k_facts << "\n";
   t.progress_inline = isatty(STDERR_FILENO) != 0;
-  ntp::train(model, t, quiet ? nullptr : &std::cerr);
-  ntp::save_model(model, model_path);
-  std::cerr << "model written to " << model_path << "\n";
+  const bool quiet = r.count("quiet") > 0;
+  const ntp::KnowledgeBase& kb = data.kb;
+  long long rules = 0;
+  for (const ntp::Template& tpl : kb.templates) rules += tpl.copies;
+  std::cerr << "training on " << kb.facts.size() << " facts, " << kb.predicates.size() << " predicates, "
+            << kb.constants.size() << " constants, " << rules << " rules; dim " << m.dim << ", depth " << m.prover.depth
+            << ", k " << m.prover.k_facts << "\n";
+
+  // Ctrl-C or a TERM signal asks the loop to stop after its current step; a
+  // second one ends the program at once (the default action, restored).
+  stop_requested.store(false);
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
+  const ntp::RunResult result = ntp::run_training(data, m, t, run, quiet ? nullptr : &std::cerr);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  if (!result.finished) {
+    std::cerr << "stopped after epoch " << result.epochs_done;
+    if (result.steps_done) std::cerr << " and " << result.steps_done << " steps of epoch " << result.epochs_done + 1;
+    std::cerr << "; checkpoint written to " << result.checkpoint << "\nresume with: ntp train";
+    for (int i = 1; i < argc; ++i)
+      if (std::string(argv[i]) != "--resume") std::cerr << " " << shell_quote(argv[i]);
+    std::cerr << " --resume\n";
+    return 128 + stop_signal.load();
+  }
+  if (result.best_epoch > 0)
+    std::fprintf(stderr, "best dev %s %.4f after epoch %d\n", result.metric.c_str(), result.best_dev, result.best_epoch);
+  std::cerr << "model written to " << run.model_path
+            << (result.best_epoch > 0 && run.keep == ntp::Keep::Best ? " (the best on dev)" : "") << "\n";
   return 0;
 }
 
