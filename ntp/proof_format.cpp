@@ -16,6 +16,13 @@ std::string number(double v) {
   return buf;
 }
 
+// Scores in the picture: three decimals are enough to read.
+std::string short_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
 std::string bindings_json(const std::vector<Binding>& bindings) {
   std::string s = "{";
   for (std::size_t i = 0; i < bindings.size(); ++i)
@@ -59,7 +66,7 @@ std::string dot_label(const Step& st) {
       label += (i ? ", " : "") + dot_escape(st.substitution[i].variable + "/" + st.substitution[i].value);
     label += "}";
   }
-  return label + "\\nunification " + number(st.score);
+  return label + "\\nunification " + short_number(st.score);
 }
 
 }  // namespace
@@ -110,7 +117,7 @@ std::string to_json(const std::string& query, const std::vector<Answer>& answers
 std::string to_dot(const Explanation& e) {
   std::string out = "digraph proof {\n  rankdir=TB;\n  node [shape=box, style=rounded, fontname=\"Helvetica\", fontsize=10];\n"
                     "  edge [fontname=\"Helvetica\", fontsize=9];\n";
-  out += "  q [shape=ellipse, color=red, penwidth=2, label=\"" + dot_escape(e.atom) + "\\nscore " + number(e.score) + "\"];\n";
+  out += "  q [shape=ellipse, color=red, penwidth=2, label=\"" + dot_escape(e.atom) + "\\nscore " + short_number(e.score) + "\"];\n";
   std::map<std::tuple<std::string, bool, int, std::string>, std::string> node_of;  // (parent, kind, id, goal) -> node
   std::string edges;
   int nodes = 0;
@@ -126,7 +133,7 @@ std::string to_dot(const Explanation& e) {
       if (it == node_of.end()) {
         it = node_of.emplace(key, "s" + std::to_string(++nodes)).first;
         out += "  " + it->second + " [label=\"" + dot_label(st) + "\"" + (best ? ", color=red, penwidth=2" : "") + "];\n";
-        edges += "  " + parent + " -> " + it->second + " [label=\"" + number(st.score) + "\"" +
+        edges += "  " + parent + " -> " + it->second + " [label=\"" + short_number(st.score) + "\"" +
                  (best ? ", color=red, penwidth=2" : "") + "];\n";
       }
       if (st.by_rule) {
@@ -137,7 +144,7 @@ std::string to_dot(const Explanation& e) {
     }
     // Each proof ends in a leaf giving its score.
     const std::string leaf = "p" + std::to_string(p + 1);
-    out += "  " + leaf + " [shape=plaintext, label=\"proof " + std::to_string(p + 1) + ": " + number(e.proofs[p].score) +
+    out += "  " + leaf + " [shape=plaintext, label=\"proof " + std::to_string(p + 1) + ": " + short_number(e.proofs[p].score) +
            "\"" + (best ? ", fontcolor=red" : "") + "];\n";
     edges += "  " + (parent_of_leaf.empty() ? std::string("q") : parent_of_leaf) + " -> " + leaf +
              " [style=dashed" + (best ? ", color=red" : "") + "];\n";
