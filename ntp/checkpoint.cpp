@@ -53,6 +53,10 @@ void save_checkpoint(const Checkpoint& c, const std::string& path) {
 Checkpoint load_checkpoint(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot open checkpoint");
+  return load_checkpoint(in, path);
+}
+
+Checkpoint load_checkpoint(std::istream& in, const std::string& path) {
   Checkpoint c;
   {
     Reader r(in, path, "checkpoint");

@@ -29,5 +29,7 @@ std::string checkpoint_path(const std::string& model_path);
 
 void save_checkpoint(const Checkpoint& checkpoint, const std::string& path);
 Checkpoint load_checkpoint(const std::string& path);
+// The same from a seekable stream; `name` is used in error messages.
+Checkpoint load_checkpoint(std::istream& in, const std::string& name);
 
 }  // namespace ntp
