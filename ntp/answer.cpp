@@ -77,6 +77,7 @@ std::vector<Answer> Reasoner::answer(const std::string& text, int top) const {
                     [&](std::size_t a, std::size_t b) { return scores[a] > scores[b] || (scores[a] == scores[b] && a < b); });
 
   std::vector<Answer> answers;
+  const std::unique_ptr<FactIndex> facts = fact_index();  // one for all the explanations
   for (std::size_t n = 0; n < keep; ++n) {
     const Atom& atom = atoms[order[n]];
     Answer a;
@@ -87,7 +88,7 @@ std::vector<Answer> Reasoner::answer(const std::string& text, int top) const {
     a.atom = to_string(model_.kb, atom);
     a.score = scores[order[n]];
     a.known = model_.kb.contains(atom);
-    Explanation e = prove(atom, 1);
+    Explanation e = explain(atom, 1, *facts);
     if (!e.proofs.empty()) a.best_proof = std::move(e.proofs[0]);
     answers.push_back(std::move(a));
   }

@@ -30,6 +30,7 @@
 #include "ntp/train.h"
 #include "ntp/training_run.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -93,7 +94,9 @@ struct SearchOptions {
   std::string index;      // fact index kind; "" = the model's
 };
 
-// A trained model, ready to be asked. Cheap to move; the model is held by value.
+// A trained model, ready to be asked. It holds the model by value; its
+// const methods may be called from several threads at once (each call builds
+// the fact index it searches: cheap for `table`, seconds for `hnsw` on WN11).
 class Reasoner {
  public:
   explicit Reasoner(Model model, SearchOptions options = {});
@@ -119,6 +122,8 @@ class Reasoner {
   const Model& model() const { return model_; }
 
  private:
+  std::unique_ptr<FactIndex> fact_index() const;  // built for each call: a Reasoner may be shared by threads
+  Explanation explain(const Atom& atom, int top_proofs, FactIndex& facts) const;
   Model model_;
   SearchOptions options_;
   RuleReadings readings_;  // per rule: its reading and confidence, for Step::reading

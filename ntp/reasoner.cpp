@@ -25,10 +25,14 @@ Explanation Reasoner::prove(const std::string& atom, int top_proofs) const {
   return prove(parse_atom(atom, model_.kb), top_proofs);
 }
 
-Explanation Reasoner::prove(const Atom& atom, int top_proofs) const {
-  const std::unique_ptr<FactIndex> facts =
-      make_fact_index(model_, options_.index.empty() ? model_.prover.index : options_.index);
-  const Prover prover(model_, *facts, model_.prover);
+std::unique_ptr<FactIndex> Reasoner::fact_index() const {
+  return make_fact_index(model_, options_.index.empty() ? model_.prover.index : options_.index);
+}
+
+Explanation Reasoner::prove(const Atom& atom, int top_proofs) const { return explain(atom, top_proofs, *fact_index()); }
+
+Explanation Reasoner::explain(const Atom& atom, int top_proofs, FactIndex& facts) const {
+  const Prover prover(model_, facts, model_.prover);
   const ProofBatch found = prover.search({{atom, -1}}, /*explain=*/true);
 
   // Best proofs first; equal scores keep the prover's order.
