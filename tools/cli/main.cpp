@@ -158,7 +158,8 @@ int cmd_train(int argc, char** argv) {
      cxxopts::value<std::string>()->default_value("best"))
     ("resume", "continue from the checkpoint MODEL.ckpt (written after every epoch and on Ctrl-C) with the same "
      "options; --epochs may grow")
-    ("log", "append one JSON object per epoch to this file (loss, seconds, dev metric, recall)",
+    ("log", "write one JSON object per epoch to this file (loss, seconds, dev metric, recall; appended to on "
+     "--resume)",
      cxxopts::value<std::string>())
     ("quiet", "no progress output");
   const auto r = parse(o, argc, argv);
