@@ -57,6 +57,45 @@ void Adam::update_row(std::size_t slot, Parameter& p, Index row, const Matrix& g
                               ((m.second.row(row).array() / c2).sqrt() + o.epsilon);
 }
 
+void Optimizer::set_state(std::vector<Matrix> state) {
+  if (!state.empty()) throw std::invalid_argument("optimiser state: this optimiser keeps none, got " +
+                                                  std::to_string(state.size()) + " matrices");
+}
+
+void AdaGrad::set_state(std::vector<Matrix> state) { sum_squares_ = std::move(state); }
+
+std::vector<Matrix> Adam::state() const {
+  std::vector<Matrix> out;
+  for (const Moments& m : moments_) {
+    out.push_back(m.first);
+    out.push_back(m.second);
+    Matrix steps(static_cast<Index>(m.steps.size()), 1);
+    for (std::size_t r = 0; r < m.steps.size(); ++r) steps(static_cast<Index>(r), 0) = static_cast<Scalar>(m.steps[r]);
+    out.push_back(std::move(steps));  // exact: counts stay far below 2^53
+  }
+  return out;
+}
+
+void Adam::set_state(std::vector<Matrix> state) {
+  if (state.size() % 3 != 0)
+    throw std::invalid_argument("Adam state: expected 3 matrices per parameter, got " + std::to_string(state.size()));
+  moments_.clear();
+  for (std::size_t i = 0; i < state.size(); i += 3) {
+    Moments m;
+    m.first = std::move(state[i]);
+    m.second = std::move(state[i + 1]);
+    const Matrix& steps = state[i + 2];
+    if (m.second.rows() != m.first.rows() || m.second.cols() != m.first.cols() || steps.rows() != m.first.rows() ||
+        (steps.size() > 0 && steps.cols() != 1))
+      throw std::invalid_argument("Adam state: moment and step-count shapes differ");
+    for (Index r = 0; r < steps.rows(); ++r) {
+      if (!(steps(r, 0) >= 0)) throw std::invalid_argument("Adam state: a negative step count");
+      m.steps.push_back(static_cast<long long>(steps(r, 0)));
+    }
+    moments_.push_back(std::move(m));
+  }
+}
+
 std::unique_ptr<Optimizer> make_optimizer(const std::string& name, OptimizerOptions options) {
   if (name == "sgd") return std::make_unique<Sgd>(options);
   if (name == "adagrad") return std::make_unique<AdaGrad>(options);

@@ -33,6 +33,12 @@ class Optimizer {
   // Applies one update to every touched row of `params` and clears their gradients.
   void step(const std::vector<Parameter*>& params);
   const OptimizerOptions& options() const { return options_; }
+  // What the optimiser has accumulated (Adam's moments and per-row step
+  // counts, AdaGrad's sums of squares) as matrices, so that a checkpoint can
+  // resume training exactly where it stopped. set_state takes what state()
+  // gave, and throws std::invalid_argument for anything else.
+  virtual std::vector<Matrix> state() const { return {}; }
+  virtual void set_state(std::vector<Matrix> state);
 
  protected:
   // Updates one row given its regularised, clipped gradient `g` (1, dim).
@@ -52,6 +58,8 @@ class Sgd : public Optimizer {
 class AdaGrad : public Optimizer {
  public:
   using Optimizer::Optimizer;
+  std::vector<Matrix> state() const override { return sum_squares_; }  // per parameter slot
+  void set_state(std::vector<Matrix> state) override;
  protected:
   void update_row(std::size_t slot, Parameter& p, Index row, const Matrix& g) override;
  private:
@@ -63,6 +71,9 @@ class AdaGrad : public Optimizer {
 class Adam : public Optimizer {
  public:
   using Optimizer::Optimizer;
+  // Per parameter slot: first moments, second moments, step counts (rows, 1).
+  std::vector<Matrix> state() const override;
+  void set_state(std::vector<Matrix> state) override;
  protected:
   void update_row(std::size_t slot, Parameter& p, Index row, const Matrix& g) override;
  private:

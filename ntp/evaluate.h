@@ -52,6 +52,15 @@ struct RankingResult {
   RankingMetrics mean_ties;
   RankingMetrics optimistic_ties;
 };
+// The atoms a filtered ranking leaves out: the model's facts, the dev and
+// test facts it saw in training (Model::filter_facts), `test`, and the true
+// atoms of `more_files` (read_true_atoms; unknown symbols are refused).
+std::unordered_set<Atom, AtomHash> filter_set(const Model& model, const std::vector<Atom>& test,
+                                              const std::vector<std::string>& more_files = {});
+// The Countries truth file's facts about symbols the model knows (it may name
+// countries the model never saw; those facts cannot be asked about).
+std::vector<Atom> read_truth(const std::string& path, const Model& model);
+
 // `known` holds every true atom to filter out (train ∪ dev ∪ test).
 RankingResult evaluate_ranking(const Model& model, const std::vector<Atom>& test,
                                 const std::unordered_set<Atom, AtomHash>& known, const ScoreOptions& options = {});

@@ -1,6 +1,8 @@
 // ntp/model.cpp: building a model from a KB, and its versioned file format.
 #include "ntp/model.h"
 
+#include "ntp/atomic_file.h"
+#include "ntp/binary_io.h"
 #include "ntp/fact_index.h"
 #include "ntp/limits.h"
 
@@ -12,8 +14,6 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include <fcntl.h>
-#include <unistd.h>
 
 namespace ntp {
 
@@ -37,89 +37,6 @@ RuleAtom instantiate(const RuleAtom& atom, int first_slot_row) {
   out.predicate.is_slot = false;
   return out;
 }
-
-// ---- binary writing and reading -------------------------------------------
-class Writer {
- public:
-  explicit Writer(std::ofstream& out) : out_(out) {}
-  void bytes(const void* p, std::size_t n) { out_.write(static_cast<const char*>(p), static_cast<std::streamsize>(n)); }
-  void i32(std::int32_t v) { bytes(&v, sizeof v); }
-  void str(const std::string& s) { i32(static_cast<std::int32_t>(s.size())); bytes(s.data(), s.size()); }
-  void ints(const std::vector<int>& v) { i32(static_cast<std::int32_t>(v.size())); bytes(v.data(), v.size() * sizeof(int)); }
-  void matrix(const ad::Matrix& m) {
-    i32(static_cast<std::int32_t>(m.rows()));
-    i32(static_cast<std::int32_t>(m.cols()));
-    bytes(m.data(), static_cast<std::size_t>(m.size()) * sizeof(double));
-  }
-  void atom(const RuleAtom& a) {
-    i32(a.predicate.is_slot); i32(a.predicate.id);
-    i32(static_cast<std::int32_t>(a.args.size()));
-    for (const Term& t : a.args) { i32(t.is_variable); i32(t.id); }
-  }
- private:
-  std::ofstream& out_;
-};
-
-class Reader {
- public:
-  // The size of the input is taken up front, so that a damaged count is
-  // refused before it allocates more than the file could hold. A stream that
-  // cannot seek (a pipe) is read into memory first to learn its size.
-  Reader(std::istream& in, const std::string& path) : in_(&in), path_(path) {
-    const std::streampos start = in.tellg();
-    if (start != std::streampos(-1) && in.seekg(0, std::ios::end)) {
-      left_ = static_cast<long long>(in.tellg() - start);
-      in.seekg(start);
-    } else {
-      in.clear();
-      std::ostringstream all;
-      all << in.rdbuf();
-      buffer_.str(all.str());
-      left_ = static_cast<long long>(buffer_.str().size());
-      in_ = &buffer_;
-    }
-  }
-  void bytes(void* p, std::size_t n) {
-    in_->read(static_cast<char*>(p), static_cast<std::streamsize>(n));
-    if (!*in_) fail("truncated model file");
-    left_ -= static_cast<long long>(n);
-  }
-  std::int32_t i32() { std::int32_t v; bytes(&v, sizeof v); return v; }
-  // A count of items of at least `item_bytes` each, which must fit in what is left of the file.
-  std::int32_t count(std::int32_t limit = 1 << 28, long long item_bytes = 1) {
-    std::int32_t n = i32();
-    if (n < 0 || n > limit) fail("corrupt model file (bad count " + std::to_string(n) + ")");
-    if (static_cast<long long>(n) * item_bytes > left_) fail("truncated model file (count " + std::to_string(n) + ")");
-    return n;
-  }
-  std::string str() { std::string s(static_cast<std::size_t>(count()), '\0'); bytes(s.data(), s.size()); return s; }
-  std::vector<int> ints() {
-    std::vector<int> v(static_cast<std::size_t>(count(kMaxArity, sizeof(int))));
-    bytes(v.data(), v.size() * sizeof(int));
-    return v;
-  }
-  ad::Matrix matrix() {
-    std::int32_t r = count(kMaxTableRows), c = count(kMaxDim);
-    if (static_cast<long long>(r) * c * static_cast<long long>(sizeof(double)) > left_)
-      fail("truncated model file (table of " + std::to_string(r) + " x " + std::to_string(c) + ")");
-    ad::Matrix m(r, c);
-    bytes(m.data(), static_cast<std::size_t>(m.size()) * sizeof(double));
-    return m;
-  }
-  RuleAtom atom() {
-    RuleAtom a;
-    a.predicate.is_slot = i32() != 0; a.predicate.id = i32();
-    a.args.resize(static_cast<std::size_t>(count(kMaxArity)));
-    for (Term& t : a.args) { t.is_variable = i32() != 0; t.id = i32(); }
-    return a;
-  }
-  [[noreturn]] void fail(const std::string& what) { throw std::runtime_error(path_ + ": " + what); }
- private:
-  std::istream* in_;
-  std::istringstream buffer_;  // the input of an unseekable stream
-  std::string path_;
-  long long left_ = 0;  // bytes not yet read
-};
 
 void write_vocabulary(Writer& w, const Vocabulary& v) {
   w.i32(v.size());
@@ -180,21 +97,6 @@ void check_ids(Reader& r, const KnowledgeBase& kb, const std::vector<Atom>& filt
   if (num_predicates + slots != predicate_rows)
     r.fail("corrupt model file (" + std::to_string(slots) + " rule slots, but a table for " +
            std::to_string(predicate_rows - num_predicates) + ")");
-}
-
-// Forces a written file (or a directory's entries) to disk. Returns false on failure.
-bool sync_to_disk(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) return false;
-  const bool ok = ::fsync(fd) == 0;
-  ::close(fd);
-  return ok;
-}
-
-std::string directory_of(const std::string& path) {
-  const std::size_t slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
 }
 
 // Refuses a model whose tables or rule list would not fit the file format
@@ -270,53 +172,38 @@ bool combine_from_name(const std::string& name, Combine* rule) {
   return false;
 }
 
+void write_model(const Model& m, std::ostream& out) {
+  Writer w(out);
+  w.bytes(kMagic, sizeof kMagic);
+  w.i32(kVersion);
+  w.i32(m.prover.depth); w.i32(m.prover.k_facts); w.i32(m.prover.k_rules); w.str(m.prover.index);
+  w.i32(m.prover.complex);
+  w.i32(static_cast<std::int32_t>(m.prover.combine));
+  w.i32(m.dim); w.i32(m.num_kb_predicates);
+  write_vocabulary(w, m.kb.predicates);
+  write_vocabulary(w, m.kb.constants);
+  w.i32(static_cast<std::int32_t>(m.kb.facts.size()));
+  for (const Atom& f : m.kb.facts) { w.i32(f.predicate); w.ints(f.args); }
+  w.i32(static_cast<std::int32_t>(m.kb.templates.size()));
+  for (const Template& t : m.kb.templates) {
+    w.atom(t.head);
+    w.i32(static_cast<std::int32_t>(t.body.size()));
+    for (const RuleAtom& a : t.body) w.atom(a);
+    w.i32(t.copies); w.i32(t.num_slots); w.i32(t.num_variables);
+    w.i32(static_cast<std::int32_t>(t.variable_names.size()));
+    for (const std::string& s : t.variable_names) w.str(s);
+    w.i32(static_cast<std::int32_t>(t.slot_names.size()));
+    for (const std::string& s : t.slot_names) w.str(s);
+    w.str(t.source);
+  }
+  w.i32(static_cast<std::int32_t>(m.filter_facts.size()));
+  for (const Atom& f : m.filter_facts) { w.i32(f.predicate); w.ints(f.args); }
+  w.matrix(m.predicates.value);
+  w.matrix(m.constants.value);
+}
+
 void save_model(const Model& m, const std::string& path) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error(tmp + ": cannot open for writing");
-    Writer w(out);
-    w.bytes(kMagic, sizeof kMagic);
-    w.i32(kVersion);
-    w.i32(m.prover.depth); w.i32(m.prover.k_facts); w.i32(m.prover.k_rules); w.str(m.prover.index);
-    w.i32(m.prover.complex);
-    w.i32(static_cast<std::int32_t>(m.prover.combine));
-    w.i32(m.dim); w.i32(m.num_kb_predicates);
-    write_vocabulary(w, m.kb.predicates);
-    write_vocabulary(w, m.kb.constants);
-    w.i32(static_cast<std::int32_t>(m.kb.facts.size()));
-    for (const Atom& f : m.kb.facts) { w.i32(f.predicate); w.ints(f.args); }
-    w.i32(static_cast<std::int32_t>(m.kb.templates.size()));
-    for (const Template& t : m.kb.templates) {
-      w.atom(t.head);
-      w.i32(static_cast<std::int32_t>(t.body.size()));
-      for (const RuleAtom& a : t.body) w.atom(a);
-      w.i32(t.copies); w.i32(t.num_slots); w.i32(t.num_variables);
-      w.i32(static_cast<std::int32_t>(t.variable_names.size()));
-      for (const std::string& s : t.variable_names) w.str(s);
-      w.i32(static_cast<std::int32_t>(t.slot_names.size()));
-      for (const std::string& s : t.slot_names) w.str(s);
-      w.str(t.source);
-    }
-    w.i32(static_cast<std::int32_t>(m.filter_facts.size()));
-    for (const Atom& f : m.filter_facts) { w.i32(f.predicate); w.ints(f.args); }
-    w.matrix(m.predicates.value);
-    w.matrix(m.constants.value);
-    out.close();  // closing flushes, and can be where a full disk shows
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw std::runtime_error(tmp + ": write failed (disk full?)");
-    }
-  }
-  if (!sync_to_disk(tmp)) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error(tmp + ": cannot flush to disk");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error(path + ": cannot rename " + tmp + " into place");
-  }
-  sync_to_disk(directory_of(path));  // best effort: the rename itself is already atomic
+  write_atomically(path, [&](std::ostream& out) { write_model(m, out); });
 }
 
 Model load_model(const std::string& path) {

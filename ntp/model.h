@@ -84,6 +84,8 @@ Model make_model(KnowledgeBase kb, int dim, ProverConfig prover, std::uint64_t s
 // crash nor a power loss leaves a half-written model. Format: magic "NTPMODEL",
 // version, then the sections in the order of the struct.
 void save_model(const Model& model, const std::string& path);
+// The same bytes to a stream (checkpoints hold a model).
+void write_model(const Model& model, std::ostream& out);
 // Throws std::runtime_error naming the path if it is not a model file, has
 // another version, or is truncated or damaged: every count is checked against
 // the bytes left and ntp/limits.h before anything of that size is allocated,

@@ -55,6 +55,13 @@ std::vector<Atom> read_facts_tsv(std::istream& in, const std::string& name, Know
 std::vector<LabelledAtom> read_labelled_tsv(const std::string& path, KnowledgeBase& kb, NewSymbols policy);
 std::vector<LabelledAtom> read_labelled_tsv(std::istream& in, const std::string& name, KnowledgeBase& kb, NewSymbols policy);
 
+// Whether the file's first non-empty line has four tab-separated fields
+// (WN11's labelled triples) rather than facts.
+bool is_labelled_tsv(const std::string& path);
+// The true atoms of any fact file: a .nl or .tsv file's facts, or the
+// positives of a labelled TSV (told apart by is_labelled_tsv).
+std::vector<Atom> read_true_atoms(const std::string& path, KnowledgeBase& kb, NewSymbols policy);
+
 // Rule templates from .nlt or .pl (chosen by extension). Fixed predicates and
 // constants in rules must already be in the KB (read the facts first): a
 // fixed predicate used with another arity than in kb.facts is an error.
@@ -69,5 +76,14 @@ std::vector<std::string> read_names(const std::string& path);
 // A single ground atom such as "locatedIn(palau, oceania)" (final `.` optional),
 // with symbols that must already be known; for the command line.
 Atom parse_atom(const std::string& text, const KnowledgeBase& kb);
+
+// An atom that may hold variables, "locatedIn(palau, X)": a name that starts
+// like a variable and is not a constant of the KB is one. `atom.args` holds
+// -1 at a variable; `variables` the name at each argument ("" for a constant).
+struct Query {
+  Atom atom;
+  std::vector<std::string> variables;
+};
+Query parse_query(const std::string& text, const KnowledgeBase& kb);
 
 }  // namespace ntp

@@ -217,32 +217,49 @@ std::vector<LabelledAtom> read_labelled_tsv(std::istream& in, const std::string&
   return out;
 }
 
-Atom parse_atom(const std::string& text, const KnowledgeBase& kb) {
-  const std::string name = "atom";
+namespace {
+
+// parse_atom and parse_query: one atom of known symbols; variables (upper
+// case or `_`, not a constant of the KB) only when `allow_variables`.
+Query parse_known_atom(const std::string& text, const KnowledgeBase& kb, bool allow_variables) {
+  const std::string name = allow_variables ? "query" : "atom";
   Cursor cursor(lex::tokenize(text, name, 1, false), name);
   const RawAtom raw = lex::parse_raw_atom(cursor);
   cursor.accept(TokenKind::Dot);
   if (!cursor.at_end()) cursor.fail_unexpected("the end of the atom");
-  Atom atom;
+  Query query;
+  Atom& atom = query.atom;
   atom.predicate = kb.predicates.find(raw.predicate.text);
   if (atom.predicate < 0) {
     cursor.fail_at(raw.predicate, "unknown predicate '" + raw.predicate.text + "' (expected a predicate of the KB)");
   }
   for (const Token& arg : raw.args) {
     const int id = kb.constants.find(arg.text);
+    if (id < 0 && lex::is_variable_name(arg.text) && allow_variables) {
+      atom.args.push_back(-1);
+      query.variables.push_back(arg.text);
+      continue;
+    }
     if (id < 0 && lex::is_variable_name(arg.text)) {
       cursor.fail_at(arg, "unknown constant '" + arg.text +
                               "'; variables are not allowed in a ground atom (expected a constant of the KB)");
     }
     if (id < 0) cursor.fail_at(arg, "unknown constant '" + arg.text + "' (expected a constant of the KB)");
     atom.args.push_back(id);
+    query.variables.push_back("");
   }
   // One atom: look for the predicate's first fact rather than map every predicate.
   const auto known = std::find_if(kb.facts.begin(), kb.facts.end(),
                                   [&](const Atom& f) { return f.predicate == atom.predicate; });
   if (known != kb.facts.end() && known->args.size() != atom.args.size())
     cursor.fail_at(raw.predicate, kb_arity_message(raw.predicate.text, atom.args.size(), known->args.size()));
-  return atom;
+  return query;
 }
+
+}  // namespace
+
+Atom parse_atom(const std::string& text, const KnowledgeBase& kb) { return parse_known_atom(text, kb, false).atom; }
+
+Query parse_query(const std::string& text, const KnowledgeBase& kb) { return parse_known_atom(text, kb, true); }
 
 }  // namespace ntp

@@ -50,4 +50,15 @@ std::vector<InducedRule> induced_rules(const Model& m, double min_confidence) {
   return out;
 }
 
+RuleReadings read_rules(const Model& model) {
+  RuleReadings r;
+  r.text.resize(model.rules.size());
+  r.confidence.assign(model.rules.size(), 0.0);
+  for (const InducedRule& rule : induced_rules(model, 0.0)) {
+    r.text[static_cast<std::size_t>(rule.rule)] = rule.text;
+    r.confidence[static_cast<std::size_t>(rule.rule)] = rule.confidence;
+  }
+  return r;
+}
+
 }  // namespace ntp

@@ -22,4 +22,12 @@ struct InducedRule {
 // Rules with confidence >= min_confidence, highest confidence first.
 std::vector<InducedRule> induced_rules(const Model& model, double min_confidence);
 
+// Every rule's reading and confidence, by rule index (Model::rules order),
+// for explaining the proofs that use them.
+struct RuleReadings {
+  std::vector<std::string> text;
+  std::vector<double> confidence;
+};
+RuleReadings read_rules(const Model& model);
+
 }  // namespace ntp

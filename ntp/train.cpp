@@ -12,6 +12,7 @@
 #include <numeric>
 #include <ostream>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -127,6 +128,18 @@ std::string describe(const TimeSplit& t, double epoch_seconds) {
   return line;
 }
 
+std::string rng_text(const std::mt19937_64& rng) {
+  std::ostringstream out;
+  out << rng;
+  return out.str();
+}
+
+void restore_rng(std::mt19937_64& rng, const std::string& text) {
+  std::istringstream in(text);
+  in >> rng;
+  if (!in) throw std::invalid_argument("training state: a random generator's state is damaged");
+}
+
 }  // namespace
 
 const char* training_mask_name(TrainingMask mask) { return mask == TrainingMask::Pair ? "pair" : "fact"; }
@@ -143,8 +156,13 @@ NonFiniteError::NonFiniteError(int epoch, std::size_t step, const std::string& w
       epoch(epoch),
       step(step) {}
 
+void train(Model& model, const TrainOptions& options, std::ostream* progress,
+           const std::function<void(EpochReport&)>& on_epoch) {
+  train(model, options, progress, on_epoch, nullptr, nullptr);
+}
+
 void train(Model& model, const TrainOptions& o, std::ostream* progress,
-           const std::function<void(const EpochReport&)>& on_epoch) {
+           const std::function<void(EpochReport&)>& on_epoch, TrainingState* state, const std::atomic<bool>* stop) {
   if (o.epochs < 0 || o.batch <= 0 || o.negatives < 0 || o.recall_every < 0 || o.recall_sample < 1)
     throw std::invalid_argument("epochs must be >= 0, batch > 0, negatives >= 0, recall_every >= 0 and recall_sample >= 1");
   const std::size_t n = model.kb.facts.size();
@@ -167,17 +185,56 @@ void train(Model& model, const TrainOptions& o, std::ostream* progress,
   std::iota(order.begin(), order.end(), std::size_t{0});
   const std::size_t batch = static_cast<std::size_t>(o.batch);
   const std::size_t steps_per_epoch = (n + batch - 1) / batch;
+  // Resuming: the position, the random generators, the order and the
+  // optimiser's moments as they were; the fact index was built above from
+  // the embeddings, which are the model's own.
+  int first_epoch = 1;
+  std::size_t first_step = 0;
+  double loss_sum = 0, recall_sum = 0;
+  int probes = 0;
+  if (state && state->started) {
+    if (state->order.size() != n || state->steps_done >= steps_per_epoch)
+      throw std::invalid_argument("training state: " + std::to_string(state->order.size()) + " facts and step " +
+                                  std::to_string(state->steps_done) + ", but the KB has " + std::to_string(n) +
+                                  " facts in steps of " + std::to_string(batch));
+    first_epoch = state->epochs_done + 1;
+    first_step = state->steps_done;
+    loss_sum = state->loss_sum;
+    recall_sum = state->recall_sum;
+    probes = state->recall_probes;
+    restore_rng(rng, state->rng);
+    restore_rng(probe_rng, state->probe_rng);
+    order = state->order;
+    optimizer->set_state(state->optimizer);
+  }
+  // Saves the position after `epochs_done` epochs and `steps_done` steps.
+  auto save_state = [&](int epochs_done, std::size_t steps_done) {
+    if (!state) return;
+    state->started = true;
+    state->epochs_done = epochs_done;
+    state->steps_done = steps_done;
+    state->loss_sum = steps_done ? loss_sum : 0;
+    state->recall_sum = steps_done ? recall_sum : 0;
+    state->recall_probes = steps_done ? probes : 0;
+    state->rng = rng_text(rng);
+    state->probe_rng = rng_text(probe_rng);
+    state->order = order;
+    state->optimizer = optimizer->state();
+  };
   const auto start = Clock::now();
   auto last_line = start;
 
-  for (int epoch = 1; epoch <= o.epochs; ++epoch) {
+  for (int epoch = first_epoch; epoch <= o.epochs; ++epoch) {
     const auto epoch_start = Clock::now();
-    std::shuffle(order.begin(), order.end(), rng);
-    double loss_sum = 0, recall_sum = 0;
-    int probes = 0;
+    const bool resumed_epoch = epoch == first_epoch && first_step > 0;  // shuffled before the stop
+    if (!resumed_epoch) {
+      std::shuffle(order.begin(), order.end(), rng);
+      loss_sum = recall_sum = 0;
+      probes = 0;
+    }
     TimeSplit time;
     facts->reset_stats();
-    for (std::size_t step = 0; step < steps_per_epoch; ++step) {
+    for (std::size_t step = resumed_epoch ? first_step : 0; step < steps_per_epoch; ++step) {
       const StepGoals s =
           draw_goals(model.kb, order, step * batch, std::min(n, (step + 1) * batch), o.negatives, pairs.get(), rng);
       const bool probe = probe_recall && step % static_cast<std::size_t>(o.recall_every) == 0;
@@ -215,18 +272,25 @@ void train(Model& model, const TrainOptions& o, std::ostream* progress,
       lap(time.index_maintenance, t);
       loss_sum += step_loss;
       time.goals += static_cast<long long>(s.goals.size());
+      if (stop && stop->load() && step + 1 < steps_per_epoch) {  // at an epoch's end, stop after it
+        save_state(epoch - 1, step + 1);
+        if (state) state->stopped = true;
+        if (progress) *progress << (o.progress_inline ? "\n" : "") << std::flush;
+        return;
+      }
 
       const bool inline_due = o.progress_inline && step % 10 == 0;
       const bool line_due = !o.progress_inline && seconds_since(last_line) >= o.progress_seconds;
       if (progress && (inline_due || line_due) && step + 1 < steps_per_epoch) {
         last_line = Clock::now();
         const double elapsed = seconds_since(start);
-        const double done = (epoch - 1) + static_cast<double>(step + 1) / static_cast<double>(steps_per_epoch);
+        const double done = (epoch - first_epoch) + static_cast<double>(step + 1) / static_cast<double>(steps_per_epoch);
         char line[200];
         std::snprintf(line, sizeof line, "%sepoch %d/%d  step %zu/%zu  %.1f steps/s  loss %.4f  eta %s%s",
                       o.progress_inline ? "\r" : "", epoch, o.epochs, step + 1, steps_per_epoch,
                       static_cast<double>(step + 1) / seconds_since(epoch_start), loss_sum / static_cast<double>(step + 1),
-                      format_seconds(elapsed / done * (o.epochs - done)).c_str(), o.progress_inline ? "   " : "\n");
+                      format_seconds(elapsed / done * (o.epochs - first_epoch + 1 - done)).c_str(),
+                      o.progress_inline ? "   " : "\n");
         *progress << line << std::flush;
       }
     }
@@ -238,19 +302,24 @@ void train(Model& model, const TrainOptions& o, std::ostream* progress,
     if (probes > 0) report.recall_at_1 = recall_sum / probes;
     time.index = facts->stats();
     if (o.profile) report.time = time;
+    save_state(epoch, 0);
+    if (on_epoch) on_epoch(report);
     if (progress) {
       const double elapsed = seconds_since(start);
       char line[240];
       std::snprintf(line, sizeof line, "%sepoch %d/%d  loss %.4f  %.2f s  elapsed %s  eta %s", o.progress_inline ? "\r" : "",
                     epoch, o.epochs, report.mean_loss, report.seconds, format_seconds(elapsed).c_str(),
-                    format_seconds(elapsed / epoch * (o.epochs - epoch)).c_str());
+                    format_seconds(elapsed / (epoch - first_epoch + 1) * (o.epochs - epoch)).c_str());
       *progress << line;
       if (probes > 0) *progress << "  recall@1 " << report.recall_at_1 << " (" << probes << " probes, " << facts->name() << ")";
-      *progress << "\n";
+      *progress << report.note << "\n";
       if (o.profile) *progress << describe(time, report.seconds);
       *progress << std::flush;
     }
-    if (on_epoch) on_epoch(report);
+    if (stop && stop->load() && epoch < o.epochs) {
+      if (state) state->stopped = true;
+      return;
+    }
   }
 }
 

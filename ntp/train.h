@@ -12,6 +12,7 @@
 #include "ntp/fact_index.h"
 #include "ntp/model.h"
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -74,6 +75,24 @@ struct EpochReport {
   double recall_at_1 = -1;        // mean over this epoch's probes; -1 when none ran
   int recall_probes = 0;
   TimeSplit time;                 // filled when TrainOptions::profile
+  std::string note;               // on_epoch may set it: shown at the end of the epoch's progress line
+};
+
+// Where the loop is, with everything random or accumulated that the next step
+// depends on, so that training stopped here and resumed from it takes exactly
+// the steps an uninterrupted run takes (with an exact fact index: table or
+// brute; the approximate ones are rebuilt on resumption, not restored).
+struct TrainingState {
+  bool started = false;            // false: nothing to resume, train from the start
+  int epochs_done = 0;             // complete epochs
+  std::size_t steps_done = 0;      // steps of the next epoch already taken
+  double loss_sum = 0;             // that epoch's sums so far
+  double recall_sum = 0;
+  int recall_probes = 0;
+  std::string rng, probe_rng;      // std::mt19937_64 states, as their operator<< writes them
+  std::vector<std::size_t> order;  // the facts' order, reshuffled in place each epoch
+  std::vector<ad::Matrix> optimizer;  // ad::Optimizer::state()
+  bool stopped = false;            // set when train() returned because `stop` was raised
 };
 
 // Thrown when a step's loss or an embedding it moved is NaN or infinite:
@@ -90,7 +109,16 @@ struct NonFiniteError : std::runtime_error {
 // when profiling, the time split), and during the epoch a line rewritten in
 // place (progress_inline) or a new line every progress_seconds.
 // `on_epoch` (may be empty) is called after each epoch.
+// `on_epoch` may fill the report's note (a dev metric) for the progress line.
 void train(Model& model, const TrainOptions& options, std::ostream* progress,
-           const std::function<void(const EpochReport&)>& on_epoch = {});
+           const std::function<void(EpochReport&)>& on_epoch = {});
+
+// The same, resumable. If `state` is started, training continues from it
+// (the model must be the one it was saved with); after every epoch, before
+// on_epoch, `state` holds the position after that epoch. When `stop` becomes
+// true (a signal handler may set it), the current step is finished, `state`
+// is set to the position after it with `stopped` = true, and train returns.
+void train(Model& model, const TrainOptions& options, std::ostream* progress,
+           const std::function<void(EpochReport&)>& on_epoch, TrainingState* state, const std::atomic<bool>* stop);
 
 }  // namespace ntp

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job on the bundled family KB (datasets/family): train a prover,
-# evaluate it with the filtered ranking protocol, print the rules it induced
-# and the proof of one held-out fact. About a minute on 2 cores.
+# evaluate it with the filtered ranking protocol, print the rules it induced,
+# the proof of one held-out fact and the answers to a query. About a minute on 2 cores.
 # usage: tools/demo.sh [NTP_BINARY]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,3 +22,6 @@ echo
 query=$(grep -m1 '^childOf' $kb/test.nl | sed 's/\.$//')
 echo "== proof of a held-out test fact: $query"
 "$ntp" prove --model "$model" "$query" --top 2
+echo
+echo "== the best answers to parentOf(m32, X) (the test fact parentOf(m32, m33) is not in training)"
+"$ntp" answer --model "$model" "parentOf(m32, X)" --top 3

@@ -124,3 +124,29 @@ TEST_CASE("make_optimizer knows three names") {
   CHECK(dynamic_cast<ad::Adam*>(ad::make_optimizer("adam", o).get()) != nullptr);
   CHECK_THROWS_AS(ad::make_optimizer("rmsprop", o), std::invalid_argument);
 }
+
+TEST_CASE("an optimiser's state, restored into a new one, continues exactly") {
+  for (const char* name : {"adam", "adagrad", "sgd"}) {
+    CAPTURE(name);
+    ad::OptimizerOptions o;
+    o.learning_rate = 0.1;
+    auto step = [](ad::Optimizer& opt, ad::Parameter& p, double g) {
+      p.accumulate_row(1, ad::Matrix::Constant(1, 3, g));
+      opt.step({&p});
+    };
+    ad::Parameter straight("p", 3, 3), resumed("p", 3, 3);
+    auto a = ad::make_optimizer(name, o), b = ad::make_optimizer(name, o);
+    for (double g : {0.5, -0.2}) {
+      step(*a, straight, g);
+      step(*b, resumed, g);
+    }
+    auto c = ad::make_optimizer(name, o);
+    c->set_state(b->state());
+    for (double g : {0.3, 0.7}) {
+      step(*a, straight, g);
+      step(*c, resumed, g);
+    }
+    CHECK(straight.value == resumed.value);
+  }
+  CHECK_THROWS_AS(ad::make_optimizer("adam", {})->set_state({ad::Matrix(1, 1)}), std::invalid_argument);
+}

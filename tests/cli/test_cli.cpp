@@ -1,5 +1,9 @@
 // End-to-end tests of the `ntp` program: it is run as a user would run it,
 // on the bundled family KB, and its output and exit codes are checked.
+#include "../dot_graph.h"
+
+#include "run_ntp.h"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -10,49 +14,6 @@
 #include <string>
 #include <sys/wait.h>
 
-namespace {
-
-const std::string kSource = NTP_SOURCE_DIR;
-const std::string kBinary = std::string(NTP_BINARY_DIR) + "/ntp";
-const std::string kWork = std::string(NTP_BINARY_DIR) + "/cli_test";
-const std::string kFamily = kSource + "/datasets/family";
-
-struct Run {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Runs `ntp ARGS` with stdout and stderr captured.
-Run ntp(const std::string& args) {
-  std::system(("mkdir -p " + kWork).c_str());
-  const std::string out = kWork + "/stdout", err = kWork + "/stderr";
-  const int raw = std::system((kBinary + " " + args + " > " + out + " 2> " + err).c_str());
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
-}
-
-std::string last_line(const std::string& text) {
-  std::string s = text;
-  while (!s.empty() && s.back() == '\n') s.pop_back();
-  return s.substr(s.rfind('\n') == std::string::npos ? 0 : s.rfind('\n') + 1);
-}
-
-// The number after "\"key\":" in a one-line JSON object.
-double json_value(const std::string& json, const std::string& key) {
-  const auto at = json.find("\"" + key + "\":");
-  REQUIRE_MESSAGE(at != std::string::npos, "no " << key << " in " << json);
-  return std::stod(json.substr(at + key.size() + 3));
-}
-
-void write(const std::string& name, const std::string& text) { std::ofstream(kWork + "/" + name) << text; }
-
-}  // namespace
 
 TEST_CASE("usage and help text match the stored reference") {
   const Run none = ntp("");
@@ -64,7 +25,7 @@ TEST_CASE("usage and help text match the stored reference") {
   const Run unknown = ntp("frobnicate");
   CHECK(unknown.status == 2);
   CHECK(unknown.err.rfind("ntp: unknown command 'frobnicate'", 0) == 0);
-  for (const char* command : {"train", "eval", "prove", "rules"}) {
+  for (const char* command : {"train", "eval", "prove", "answer", "rules"}) {
     const Run r = ntp(std::string(command) + " --help");
     CHECK(r.status == 0);
     CHECK(r.out.find("--model") != std::string::npos);
@@ -243,4 +204,52 @@ TEST_CASE("bytes that are not text are refused, not looped over or read as names
   CHECK(bad_query.err.find("atom:1:5: found byte 0x80, which is not valid UTF-8") != std::string::npos);
   const Run query = ntp("prove --model " + model + " 'p(a,c)'");
   CHECK(query.status == 0);
+}
+
+TEST_CASE("answer ranks a held-out fact among the top bindings; prove writes text, JSON and a dot graph") {
+  const std::string model = kWork + "/family-answer.ntp";
+  const Run train = ntp("train --train " + kFamily + "/train.nl --templates " + kFamily + "/family.nlt --dev " + kFamily +
+                        "/dev.nl --test " + kFamily + "/test.nl --model " + model + " --dim 30 --epochs 30 --seed 1 --threads 1 --quiet");
+  REQUIRE_MESSAGE(train.status == 0, train.err);
+  // parentOf(m32, m33) is a test fact, not a training fact: only fatherOf(m32, m33) says so.
+  const Run answer = ntp("answer --model " + model + " \"parentOf(m32, X)\" --top 3 --threads 1");
+  REQUIRE_MESSAGE(answer.status == 0, answer.err);
+  CHECK(answer.out.find(" 1. parentOf(m32, ") == 0);
+  CHECK(answer.out.find("parentOf(m32, m33)  score ") != std::string::npos);
+  CHECK(answer.out.find("X = m33") != std::string::npos);
+  CHECK(answer.out.find(" 4. ") == std::string::npos);
+  CHECK(answer.out.find("<-  fact") != std::string::npos);  // each answer's best proof
+  const Run json = ntp("answer --model " + model + " \"parentOf(m32, X)\" --top 3 --json --threads 1");
+  REQUIRE(json.status == 0);
+  CHECK(json.out.rfind("{\"query\":\"parentOf(m32, X)\",\"answers\":[{\"atom\":", 0) == 0);
+  CHECK(json.out.find("\"bindings\":{\"X\":\"m33\"}") != std::string::npos);
+  const Run bad = ntp("answer --model " + model + " \"parentOf(m32, X\"");
+  CHECK(bad.status == 1);
+  CHECK(bad.err.find("query:1:") != std::string::npos);
+
+  const std::string query = " \"grandfatherOf(m15, m24)\"";
+  const Run text = ntp("prove --model " + model + query + " --top 1");
+  REQUIRE(text.status == 0);
+  const int steps = static_cast<int>(std::count(text.out.begin(), text.out.end(), '\n')) - 2;  // less the score and proof lines
+  const Run dot = ntp("prove --model " + model + query + " --top 1 --format dot");
+  REQUIRE_MESSAGE(dot.status == 0, dot.err);
+  const DotGraph g = DotGraph::parse(dot.out);
+  CHECK(steps >= 1);
+  CHECK(g.count("s") == steps);  // one node per step
+  for (const auto& [node, degree] : g.in_degree()) CHECK(degree == (node == "q" ? 0 : 1));
+  CHECK(g.nodes.at("q").find("grandfatherOf(m15, m24)") != std::string::npos);
+  for (const auto& [node, attributes] : g.nodes)  // the one proof shown is the winning path
+    if (node[0] == 's') CHECK(attributes.find("color=red") != std::string::npos);
+  const Run three = ntp("prove --model " + model + query + " --top 3 --format dot");
+  const DotGraph t = DotGraph::parse(three.out);
+  CHECK(t.count("p") == 3);
+  int red = 0;
+  for (const auto& [node, attributes] : t.nodes) red += node[0] == 's' && attributes.find("color=red") != std::string::npos;
+  CHECK(red == steps);
+  const Run as_json = ntp("prove --model " + model + query + " --top 1 --format json");
+  REQUIRE(as_json.status == 0);
+  CHECK(as_json.out.rfind("{\"atom\":\"grandfatherOf(m15, m24)\",\"score\":", 0) == 0);
+  const Run bad_format = ntp("prove --model " + model + query + " --format svg");
+  CHECK(bad_format.status == 2);
+  CHECK(bad_format.err.find("--format is text, json or dot, got 'svg'") != std::string::npos);
 }

@@ -1,23 +1,20 @@
-// tools/cli/main.cpp: the `ntp` command: train, eval, prove, rules.
+// tools/cli/main.cpp: the `ntp` command: train, eval, prove, answer, rules.
 //
 // Each subcommand parses its own options (cxxopts), does its work through the
-// ntp library, and reports errors as one line on stderr with exit code 1
+// library's API (ntp/ntp.h), and prints the result; it reports errors as one line on stderr with exit code 1
 // (2 for bad usage). Progress goes to stderr; results to stdout, and with
 // --json a single JSON object is the last line of stdout.
-#include "ntp/complex.h"
-#include "ntp/evaluate.h"
 #include "ntp/limits.h"
-#include "ntp/model.h"
-#include "ntp/parse.h"
-#include "ntp/prover.h"
-#include "ntp/rules.h"
-#include "ntp/train.h"
+#include "ntp/ntp.h"
 
 #include <cxxopts.hpp>
 #include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <cstring>
 #include <cctype>
 #include <cstdio>
 #include <fstream>
@@ -41,7 +38,8 @@ const char* const kUsage =
     "commands:\n"
     "  train   learn embeddings and rules from facts and rule templates\n"
     "  eval    evaluate a model (countries AUC-PR, ranking MRR/HITS, classification accuracy)\n"
-    "  prove   score a query and show its best proofs\n"
+    "  prove   score an atom and show its best proofs (text, JSON or a Graphviz graph)\n"
+    "  answer  the best bindings of a query's variables, e.g. \"locatedIn(palau, X)\"\n"
     "  rules   list the rules a model induced\n"
     "\n"
     "`ntp <command> --help` lists a command's options.\n";
@@ -91,33 +89,31 @@ void set_threads(const cxxopts::ParseResult& r) {
   if (threads > 0) omp_set_num_threads(threads);
 }
 
-// Reads positive atoms from any fact file; a labelled TSV (4 columns)
-// contributes its positives only.
-std::vector<ntp::Atom> read_true_atoms(const std::string& path, ntp::KnowledgeBase& kb, ntp::NewSymbols policy) {
-  // Sniff the first non-empty line, reading at most 4 KiB of each: endless
-  // input without a newline (a device, by mistake) must not hang here; the
-  // reader below refuses it.
-  std::ifstream probe(path);
-  std::string first;
-  char buffer[4096];
-  while (probe && first.empty()) {
-    probe.getline(buffer, sizeof buffer);
-    first = buffer;
-    if (probe.fail() && !probe.eof()) break;  // a line longer than the buffer: its start is enough
-  }
-  if (std::count(first.begin(), first.end(), '\t') == 3) {
-    std::vector<ntp::Atom> out;
-    for (const auto& l : ntp::read_labelled_tsv(path, kb, policy))
-      if (l.label > 0) out.push_back(l.atom);
-    return out;
-  }
-  return ntp::read_facts(path, kb, policy);
-}
-
 std::string json_number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
+}
+
+// Raised by SIGINT or SIGTERM: training stops after its current step.
+std::atomic<bool> stop_requested{false};
+std::atomic<int> stop_signal{0};
+
+extern "C" void on_stop_signal(int signal) {
+  stop_requested.store(true);
+  stop_signal.store(signal);
+  std::signal(signal, SIG_DFL);  // a second signal ends the program at once
+}
+
+// `arg` as a shell word: quoted unless it is plainly safe.
+std::string shell_quote(const std::string& arg) {
+  const bool safe = !arg.empty() && std::all_of(arg.begin(), arg.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("-_./=:,+@%", c) != nullptr;
+  });
+  if (safe) return arg;
+  std::string s = "'";
+  for (char c : arg) s += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return s + "'";
 }
 
 int cmd_train(int argc, char** argv) {
@@ -155,9 +151,19 @@ int cmd_train(int argc, char** argv) {
      "backward, optimiser)")
     ("seed", "random seed", cxxopts::value<unsigned long long>()->default_value("0"))
     ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
+    ("eval-every", "measure the dev metric after every N-th epoch (0 = never; needs --dev): filtered MRR, or "
+     "accuracy for a labelled dev file", cxxopts::value<int>()->default_value("0"))
+    ("keep", "which model --model gets when the dev metric is measured: best (the default: the measurement is "
+     "there to choose with, and an overfitting run then does not end on a worse model) or last",
+     cxxopts::value<std::string>()->default_value("best"))
+    ("resume", "continue from the checkpoint MODEL.ckpt (written after every epoch and on Ctrl-C) with the same "
+     "options; --epochs may grow")
+    ("log", "write one JSON object per epoch to this file (loss, seconds, dev metric, recall; appended to on "
+     "--resume)",
+     cxxopts::value<std::string>())
     ("quiet", "no progress output");
   const auto r = parse(o, argc, argv);
-  check_non_negative(r, {"k", "k-rules", "refresh", "recall-every", "threads", "depth", "epochs", "negatives"});
+  check_non_negative(r, {"k", "k-rules", "refresh", "recall-every", "threads", "depth", "epochs", "negatives", "eval-every"});
   ntp::TrainingMask mask;
   if (!ntp::training_mask_from_name(r["mask"].as<std::string>(), &mask))
     throw UsageError("--mask is fact or pair, got '" + r["mask"].as<std::string>() + "'");
@@ -174,34 +180,29 @@ int cmd_train(int argc, char** argv) {
   if (r["depth"].as<int>() > ntp::ProverConfig::kMaxDepth)
     throw UsageError("--depth must be at most " + std::to_string(ntp::ProverConfig::kMaxDepth) + " (the search grows "
                      "exponentially with depth), got " + std::to_string(r["depth"].as<int>()));
+  ntp::RunOptions run;
+  if (!ntp::keep_from_name(r["keep"].as<std::string>(), &run.keep))
+    throw UsageError("--keep is best or last, got '" + r["keep"].as<std::string>() + "'");
+  run.eval_every = r["eval-every"].as<int>();
+  if (run.eval_every > 0 && !r.count("dev")) throw UsageError("--eval-every needs --dev (the facts to measure on)");
+  run.model_path = get<std::string>(r, "model");
+  run.resume = r.count("resume") > 0;
+  run.stop = &stop_requested;
+  if (r.count("log")) run.log_path = r["log"].as<std::string>();
   set_threads(r);
 
-  ntp::KnowledgeBase kb;
-  const std::vector<ntp::Atom> facts = ntp::read_facts(get<std::string>(r, "train"), kb, ntp::NewSymbols::Allow);
-  for (const ntp::Atom& f : facts) kb.add_fact(f);
-  std::vector<ntp::Atom> extra;
-  for (const char* split : {"dev", "test"})
-    if (r.count(split)) {
-      const auto atoms = read_true_atoms(r[split].as<std::string>(), kb, ntp::NewSymbols::Allow);
-      extra.insert(extra.end(), atoms.begin(), atoms.end());
-    }
-  if (r.count("templates")) kb.templates = ntp::read_templates(r["templates"].as<std::string>(), kb);
-  const std::string model_path = get<std::string>(r, "model");
-  {  // Fail now, not after hours of training, if the model cannot be written.
-    const std::string probe = model_path + ".tmp";
-    if (!std::ofstream(probe)) throw std::runtime_error(probe + ": cannot open for writing");
-    std::remove(probe.c_str());
-  }
-
-  ntp::ProverConfig prover;
-  prover.depth = r["depth"].as<int>();
-  prover.k_facts = r["k"].as<int>();
-  prover.k_rules = r["k-rules"].as<int>();
-  prover.index = r["index"].as<std::string>();
-  prover.complex = r.count("complex") > 0;
-  prover.combine = combine_rule;
-  ntp::Model model = ntp::make_model(std::move(kb), r["dim"].as<int>(), prover, r["seed"].as<unsigned long long>());
-  model.filter_facts = std::move(extra);
+  const ntp::TrainingData data = ntp::read_training_data(get<std::string>(r, "train"), r.count("templates") ? r["templates"].as<std::string>() : "",
+                                                         r.count("dev") ? r["dev"].as<std::string>() : "",
+                                                         r.count("test") ? r["test"].as<std::string>() : "");
+  ntp::ModelOptions m;
+  m.dim = r["dim"].as<int>();
+  m.seed = r["seed"].as<unsigned long long>();
+  m.prover.depth = r["depth"].as<int>();
+  m.prover.k_facts = r["k"].as<int>();
+  m.prover.k_rules = r["k-rules"].as<int>();
+  m.prover.index = r["index"].as<std::string>();
+  m.prover.complex = r.count("complex") > 0;
+  m.prover.combine = combine_rule;
 
   ntp::TrainOptions t;
   t.epochs = r["epochs"].as<int>();
@@ -216,14 +217,36 @@ int cmd_train(int argc, char** argv) {
   t.index.update_every = r["refresh"].as<int>();
   t.recall_every = r["recall-every"].as<int>();
   t.profile = r.count("profile") > 0;
-  const bool quiet = r.count("quiet") > 0;
-  std::cerr << "training on " << model.kb.facts.size() << " facts, " << model.kb.predicates.size() << " predicates, "
-            << model.kb.constants.size() << " constants, " << model.rules.size() << " rules; dim " << model.dim
-            << ", depth " << prover.depth << ", k " << prover.k_facts << "\n";
   t.progress_inline = isatty(STDERR_FILENO) != 0;
-  ntp::train(model, t, quiet ? nullptr : &std::cerr);
-  ntp::save_model(model, model_path);
-  std::cerr << "model written to " << model_path << "\n";
+  const bool quiet = r.count("quiet") > 0;
+  const ntp::KnowledgeBase& kb = data.kb;
+  long long rules = 0;
+  for (const ntp::Template& tpl : kb.templates) rules += tpl.copies;
+  std::cerr << "training on " << kb.facts.size() << " facts, " << kb.predicates.size() << " predicates, "
+            << kb.constants.size() << " constants, " << rules << " rules; dim " << m.dim << ", depth " << m.prover.depth
+            << ", k " << m.prover.k_facts << "\n";
+
+  // Ctrl-C or a TERM signal asks the loop to stop after its current step; a
+  // second one ends the program at once (the default action, restored).
+  stop_requested.store(false);
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
+  const ntp::RunResult result = ntp::run_training(data, m, t, run, quiet ? nullptr : &std::cerr);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  if (!result.finished) {
+    std::cerr << "stopped after epoch " << result.epochs_done;
+    if (result.steps_done) std::cerr << " and " << result.steps_done << " steps of epoch " << result.epochs_done + 1;
+    std::cerr << "; checkpoint written to " << result.checkpoint << "\nresume with: ntp train";
+    for (int i = 1; i < argc; ++i)
+      if (std::string(argv[i]) != "--resume") std::cerr << " " << shell_quote(argv[i]);
+    std::cerr << " --resume\n";
+    return 128 + stop_signal.load();
+  }
+  if (result.best_epoch > 0)
+    std::fprintf(stderr, "best dev %s %.4f after epoch %d\n", result.metric.c_str(), result.best_dev, result.best_epoch);
+  std::cerr << "model written to " << run.model_path
+            << (result.best_epoch > 0 && run.keep == ntp::Keep::Best ? " (the best on dev)" : "") << "\n";
   return 0;
 }
 
@@ -289,26 +312,16 @@ int cmd_eval(int argc, char** argv) {
   if (const std::string note = score_source_note(scoring.source, model); !note.empty()) std::cout << note << "\n";
 
   if (protocol == "countries") {
-    // The truth file may name countries the model never saw; read it into a
-    // copy of the KB so that the model's vocabularies keep matching its tables.
-    ntp::KnowledgeBase scratch = model.kb;
-    std::vector<ntp::Atom> truth;
-    for (const ntp::Atom& a : ntp::read_facts(get<std::string>(r, "truth"), scratch, ntp::NewSymbols::Allow))
-      if (a.predicate < model.kb.predicates.size() &&
-          std::all_of(a.args.begin(), a.args.end(), [&](int c) { return c < model.kb.constants.size(); }))
-        truth.push_back(a);
+    const std::vector<ntp::Atom> truth = ntp::read_truth(get<std::string>(r, "truth"), model);
     const auto res = ntp::evaluate_countries(model, ntp::read_names(test), ntp::read_names(get<std::string>(r, "regions")),
                                              truth, scoring);
     std::cout << "AUC-PR " << 100 * res.auc_pr << " over " << res.scored << " atoms (" << res.positives << " true)\n";
     json = "{\"auc_pr\":" + json_number(res.auc_pr) + "}";
   } else if (protocol == "ranking") {
     const auto atoms = ntp::read_facts(test, model.kb, ntp::NewSymbols::Refuse);
-    std::unordered_set<ntp::Atom, ntp::AtomHash> known(model.kb.facts.begin(), model.kb.facts.end());
-    known.insert(model.filter_facts.begin(), model.filter_facts.end());
-    known.insert(atoms.begin(), atoms.end());
-    if (r.count("filter"))
-      for (const std::string& f : r["filter"].as<std::vector<std::string>>())
-        for (const ntp::Atom& a : read_true_atoms(f, model.kb, ntp::NewSymbols::Refuse)) known.insert(a);
+    const std::vector<std::string> more =
+        r.count("filter") ? r["filter"].as<std::vector<std::string>>() : std::vector<std::string>{};
+    const auto known = ntp::filter_set(model, atoms, more);
     const auto result = ntp::evaluate_ranking(model, atoms, known, scoring);
     const ntp::RankingMetrics& m = result.mean_ties;
     const ntp::RankingMetrics& o = result.optimistic_ties;
@@ -337,65 +350,101 @@ int cmd_eval(int argc, char** argv) {
   return 0;
 }
 
+// One step of a proof as a text line: the goal as asked, what proved it,
+// what it bound and its unification score.
+void print_step(const ntp::Step& step) {
+  std::string by = step.by_rule ? "rule  " + step.used : "fact  " + step.used;
+  if (step.by_rule) {
+    char confidence[32];
+    std::snprintf(confidence, sizeof confidence, ", confidence %.3f", step.confidence);
+    by += "  [~ " + step.reading + confidence + "]";
+  }
+  std::string bound;
+  for (const ntp::Binding& b : step.substitution) bound += (bound.empty() ? "  {" : ", ") + b.variable + "/" + b.value;
+  if (!bound.empty()) bound += "}";
+  std::printf("  %*s%s  <-  %s%s   (unification %.4f)\n", 2 * step.depth, "", step.goal.c_str(), by.c_str(),
+              bound.c_str(), step.score);
+}
+
+// The search settings a command may override (--k, --index).
+ntp::SearchOptions search_options(const cxxopts::ParseResult& r) {
+  ntp::SearchOptions s;
+  if (r.count("k")) s.k = r["k"].as<int>();
+  s.index = r["index"].as<std::string>();
+  return s;
+}
+
 int cmd_prove(int argc, char** argv) {
   cxxopts::Options o("ntp prove", "Score a query atom and show its best proofs.");
   o.add_options()
     ("model", "model file", cxxopts::value<std::string>())
     ("query", "the atom, e.g. \"locatedIn(palau, oceania)\"", cxxopts::value<std::string>())
     ("top", "proofs to show", cxxopts::value<int>()->default_value("3"))
+    ("format", "text, json (one object) or dot (a Graphviz graph of the proof tree; render with "
+     "`dot -Tpng`)", cxxopts::value<std::string>()->default_value("text"))
     ("k", "override the facts kept per or-step", cxxopts::value<int>())
     ("index", "override the fact index (auto, table, brute, kdtree, hnsw)", cxxopts::value<std::string>()->default_value(""));
   o.parse_positional({"query"});
   o.positional_help("\"pred(a, b)\"");
   const auto r = parse(o, argc, argv);
   check_non_negative(r, {"k"});
-  ntp::Model model = ntp::load_model(get<std::string>(r, "model"));
-  if (r.count("k")) model.prover.k_facts = r["k"].as<int>();
-  const ntp::Atom query = ntp::parse_atom(get<std::string>(r, "query"), model.kb);
-  const std::string index = r["index"].as<std::string>();
-  const std::unique_ptr<ntp::FactIndex> facts = ntp::make_fact_index(model, index.empty() ? model.prover.index : index);
-  ntp::Prover prover(model, *facts, model.prover);
-  const ntp::ProofBatch proofs = prover.search({{query, -1}}, /*explain=*/true);
-
-  const std::vector<double> path_scores = ntp::path_scores(model, proofs);
-  std::vector<std::size_t> order(path_scores.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return path_scores[a] > path_scores[b]; });
-  const double score = path_scores.empty() ? 0.0 : path_scores[order[0]];
-  std::printf("%s  score %.4f  (%zu proofs searched)\n", ntp::to_string(model.kb, query).c_str(), score, order.size());
+  const std::string format = r["format"].as<std::string>();
+  if (format != "text" && format != "json" && format != "dot")
+    throw UsageError("--format is text, json or dot, got '" + format + "'");
+  const ntp::Reasoner reasoner = ntp::Reasoner::load(get<std::string>(r, "model"), search_options(r));
+  const ntp::Model& model = reasoner.model();
+  const ntp::Explanation e = reasoner.prove(get<std::string>(r, "query"), std::max(0, r["top"].as<int>()));
+  if (format == "json") {
+    std::cout << ntp::to_json(e) << std::endl;
+    return 0;
+  }
+  if (format == "dot") {
+    std::cout << ntp::to_dot(e);
+    return 0;
+  }
+  std::printf("%s  score %.4f  (%zu proofs searched)\n", e.atom.c_str(), e.proof_score, e.proofs_searched);
   if (model.prover.complex) {
-    const double link = ntp::complex_scores(model, {query})[0];
     if (model.prover.combine == ntp::Combine::Proof)
-      std::printf("ComplEx score %.4f (trained alongside; the model scores with its proofs)\n", link);
+      std::printf("ComplEx score %.4f (trained alongside; the model scores with its proofs)\n", e.complex_score);
     else
-      std::printf("ComplEx score %.4f; NTPλ score %s(proof, ComplEx) = %.4f\n", link,
-                  ntp::combine_name(model.prover.combine), ntp::join_scores(model.prover.combine, score, link));
+      std::printf("ComplEx score %.4f; NTPλ score %s(proof, ComplEx) = %.4f\n", e.complex_score,
+                  ntp::combine_name(model.prover.combine), e.score);
   }
+  for (std::size_t n = 0; n < e.proofs.size(); ++n) {
+    std::printf("proof %zu  score %.4f\n", n + 1, e.proofs[n].score);
+    for (const ntp::Step& step : e.proofs[n].steps) print_step(step);
+  }
+  return 0;
+}
 
-  auto atom_text = [&](const ntp::Atom& a) {
-    std::string s = model.predicate_row_name(a.predicate) + "(";
-    for (std::size_t i = 0; i < a.args.size(); ++i)
-      s += (i ? ", " : "") + (a.args[i] >= 0 ? model.kb.constants.name(a.args[i]) : std::string("_"));
-    return s + ")";
-  };
-  const int top = std::max(0, r["top"].as<int>());
-  std::vector<std::string> decoded(model.rules.size());  // each rule read with its nearest predicates
-  for (const ntp::InducedRule& rule : ntp::induced_rules(model, 0.0)) {
-    char confidence[32];
-    std::snprintf(confidence, sizeof confidence, ", confidence %.3f", rule.confidence);
-    decoded[static_cast<std::size_t>(rule.rule)] = rule.text + confidence;
+int cmd_answer(int argc, char** argv) {
+  cxxopts::Options o("ntp answer", "Rank the bindings of a query's variables and show the best proof of each.");
+  o.add_options()
+    ("model", "model file", cxxopts::value<std::string>())
+    ("query", "an atom with variables (upper case), e.g. \"locatedIn(palau, X)\"", cxxopts::value<std::string>())
+    ("top", "answers to show", cxxopts::value<int>()->default_value("10"))
+    ("json", "print the answers as one JSON object")
+    ("k", "override the facts kept per or-step", cxxopts::value<int>())
+    ("index", "override the fact index (auto, table, brute, kdtree, hnsw)", cxxopts::value<std::string>()->default_value(""))
+    ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"));
+  o.parse_positional({"query"});
+  o.positional_help("\"pred(a, X)\"");
+  const auto r = parse(o, argc, argv);
+  check_non_negative(r, {"k", "top", "threads"});
+  set_threads(r);
+  const ntp::Reasoner reasoner = ntp::Reasoner::load(get<std::string>(r, "model"), search_options(r));
+  const std::string query = get<std::string>(r, "query");
+  const std::vector<ntp::Answer> answers = reasoner.answer(query, r["top"].as<int>());
+  if (r.count("json")) {
+    std::cout << ntp::to_json(query, answers) << std::endl;
+    return 0;
   }
-  for (std::size_t n = 0; n < order.size() && static_cast<int>(n) < top; ++n) {
-    const ntp::ProofPath& p = proofs.paths[order[n]];
-    std::printf("proof %zu  score %.4f\n", n + 1, path_scores[order[n]]);
-    for (const ntp::ProofStep& step : p.steps) {
-      double s = 1;
-      for (const ntp::Comparison& c : step.comparisons) s = std::min(s, ntp::kernel(model, c));
-      const std::string by = step.by_rule ? "rule  " + ntp::to_string(model, model.rules[static_cast<std::size_t>(step.id)]) +
-                                                "  [~ " + decoded[static_cast<std::size_t>(step.id)] + "]"
-                                          : "fact  " + ntp::to_string(model.kb, model.kb.facts[static_cast<std::size_t>(step.id)]);
-      std::printf("  %*s%s  <-  %s   (unification %.4f)\n", 2 * step.depth, "", atom_text(step.atom).c_str(), by.c_str(), s);
-    }
+  for (std::size_t n = 0; n < answers.size(); ++n) {
+    const ntp::Answer& a = answers[n];
+    std::string bound;
+    for (const ntp::Binding& b : a.bindings) bound += (bound.empty() ? "" : ", ") + b.variable + " = " + b.value;
+    std::printf("%2zu. %s  score %.4f  %s%s\n", n + 1, a.atom.c_str(), a.score, bound.c_str(), a.known ? "  (a known fact)" : "");
+    for (const ntp::Step& step : a.best_proof.steps) print_step(step);
   }
   return 0;
 }
@@ -406,8 +455,7 @@ int cmd_rules(int argc, char** argv) {
     ("model", "model file", cxxopts::value<std::string>())
     ("min-confidence", "smallest confidence shown", cxxopts::value<double>()->default_value("0.5"));
   const auto r = parse(o, argc, argv);
-  const ntp::Model model = ntp::load_model(get<std::string>(r, "model"));
-  const auto rules = ntp::induced_rules(model, r["min-confidence"].as<double>());
+  const auto rules = ntp::Reasoner::load(get<std::string>(r, "model")).rules(r["min-confidence"].as<double>());
   for (const auto& rule : rules) std::printf("%.3f  %s\n", rule.confidence, rule.text.c_str());
   if (rules.empty()) std::printf("no rule with confidence >= %g\n", r["min-confidence"].as<double>());
   return 0;
@@ -425,6 +473,7 @@ int main(int argc, char** argv) {
     if (command == "train") return cmd_train(argc - 1, argv + 1);
     if (command == "eval") return cmd_eval(argc - 1, argv + 1);
     if (command == "prove") return cmd_prove(argc - 1, argv + 1);
+    if (command == "answer") return cmd_answer(argc - 1, argv + 1);
     if (command == "rules") return cmd_rules(argc - 1, argv + 1);
     std::cerr << "ntp: unknown command '" << command << "'\n\n" << kUsage;
     return 2;

@@ -61,9 +61,10 @@ seed_atoms
 
 failed=0
 printf '%-16s %12s %10s %8s %8s\n' target executions "exec/s" seconds crashes
-for target in facts_nl templates_nlt templates_pl tsv labelled_tsv parse_atom load_model hnsw_load; do
+for target in facts_nl templates_nlt templates_pl tsv labelled_tsv parse_atom load_model load_checkpoint hnsw_load; do
   max=$text_max
   [[ $target == load_model || $target == hnsw_load ]] && max=$binary_max
+  [[ $target == load_checkpoint ]] && max=16384  # two random generators' states as text: 12 KB
   mkdir -p "$work/corpus/$target"
   log=$work/$target.log
   status=0

@@ -1,12 +1,15 @@
-// tools/fuzz/seeds.cpp: writes the binary seed inputs of the load_model and
-// hnsw_load fuzz targets (small models and indices, in the current formats)
-// to <dir>/load_model/ and <dir>/hnsw_load/. The text targets are seeded
+// tools/fuzz/seeds.cpp: writes the binary seed inputs of the load_model,
+// load_checkpoint and hnsw_load fuzz targets (small models, a checkpoint and
+// indices, in the current formats) to <dir>/load_model/, <dir>/load_checkpoint/
+// and <dir>/hnsw_load/. The text targets are seeded
 // from the data files instead (tools/fuzz/run.sh).
 #include "ann/hnsw.h"
 #include "ann/synthetic.h"
+#include "ntp/checkpoint.h"
 #include "ntp/model.h"
 #include "ntp/parse.h"
 
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
@@ -41,6 +44,19 @@ void write_models(const std::string& dir) {
   ntp::save_model(ntp::make_model(read_kb("u(x).\n", ""), 1, ntp::ProverConfig{}, 3), dir + "/no_rules.ntp");
 }
 
+// A checkpoint taken in the middle of an epoch of Adam training.
+void write_checkpoint(const std::string& dir) {
+  ntp::Checkpoint c;
+  c.model = ntp::make_model(read_kb("p(a, b).\np(b, c).\nq(b, a).\n", "1 #1(X, Y) :- #2(Y, X).\n"), 2, ntp::ProverConfig{}, 1);
+  ntp::TrainOptions t;
+  t.epochs = 2;
+  t.batch = 1;
+  const std::atomic<bool> stop{true};  // raised from the start: stopped after the first step
+  ntp::train(c.model, t, nullptr, {}, &c.state, &stop);
+  c.settings = "lr=0.001\n";
+  ntp::save_checkpoint(c, dir + "/adam.ckpt");
+}
+
 void write_indices(const std::string& dir) {
   struct Shape {
     int n, d, M;
@@ -65,7 +81,9 @@ int main(int argc, char** argv) {
   const std::string dir = argv[1];
   std::filesystem::create_directories(dir + "/load_model");
   std::filesystem::create_directories(dir + "/hnsw_load");
+  std::filesystem::create_directories(dir + "/load_checkpoint");
   write_models(dir + "/load_model");
+  write_checkpoint(dir + "/load_checkpoint");
   write_indices(dir + "/hnsw_load");
   return 0;
 }

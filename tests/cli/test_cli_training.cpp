@@ -1,0 +1,144 @@
+// `ntp train` left running: the dev metric and the model kept, the per-epoch
+// log, checkpoints and --resume (byte-identical to an uninterrupted run), and
+// stopping on SIGINT with a checkpoint and a message saying how to resume.
+#include "run_ntp.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <fcntl.h>
+#include <thread>
+#include <unistd.h>
+
+namespace {
+
+// The options every run below shares: the family KB, small and one thread.
+const std::string kTrain = "train --train " + kFamily + "/train.nl --templates " + kFamily + "/family.nlt --dev " +
+                           kFamily + "/dev.nl --dim 10 --seed 1 --threads 1 --lr 0.05 --quiet";
+
+// kTrain with the progress lines.
+std::string loud(const std::string& options) { return std::string(options).replace(options.find(" --quiet"), 8, ""); }
+
+std::string model(const std::string& name) { return kWork + "/" + name + ".ntp"; }
+
+int lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
+
+}  // namespace
+
+TEST_CASE("--resume: 2 + 2 epochs give the same model, byte for byte, as 4 epochs") {
+  const Run four = ntp(kTrain + " --epochs 4 --keep last --model " + model("four"));
+  REQUIRE_MESSAGE(four.status == 0, four.err);
+  const Run two = ntp(kTrain + " --epochs 2 --keep last --model " + model("two"));
+  REQUIRE_MESSAGE(two.status == 0, two.err);
+  CHECK(std::ifstream(model("two") + ".ckpt").good());  // a checkpoint after every epoch
+  CHECK(!std::ifstream(model("two") + ".ckpt.tmp").good());  // written atomically
+  CHECK(slurp(model("two")) != slurp(model("four")));
+  const Run more = ntp(loud(kTrain) + " --epochs 4 --keep last --resume --model " + model("two"));
+  REQUIRE_MESSAGE(more.status == 0, more.err);
+  CHECK(more.err.find("resuming from " + model("two") + ".ckpt after epoch 2") != std::string::npos);
+  CHECK(slurp(model("two")) == slurp(model("four")));
+
+  // Other options than the checkpoint's are refused, naming them; so is a missing checkpoint.
+  const Run other = ntp(kTrain + " --epochs 6 --keep last --resume --batch 5 --model " + model("two"));
+  CHECK(other.status == 1);
+  CHECK(other.err.find("cannot resume from " + model("two") + ".ckpt: --batch is 5 now but 10 in the checkpoint") !=
+        std::string::npos);
+  write("one.nl", "fatherOf(m1,m2).\n");
+  const Run data = ntp("train --train " + kWork + "/one.nl --dev " + kFamily + "/dev.nl --dim 10 --seed 1 --threads 1 "
+                       "--lr 0.05 --quiet --epochs 6 --keep last --resume --model " + model("two"));
+  CHECK(data.status == 1);
+  CHECK(data.err.find("the training data (--train, --templates, --dev, --test) differ") != std::string::npos);
+  CHECK(slurp(model("two")) == slurp(model("four")));  // refused before touching anything
+  const Run none = ntp(kTrain + " --epochs 2 --resume --model " + kWork + "/never-trained.ntp");
+  CHECK(none.status == 1);
+  CHECK(none.err.find("never-trained.ntp.ckpt: no checkpoint to resume from") != std::string::npos);
+}
+
+TEST_CASE("--eval-every shows the dev metric, --keep best keeps the best-on-dev model, --log writes JSON lines") {
+  // With these settings dev MRR peaks at epoch 7 of 8.
+  const std::string log = kWork + "/best.log";
+  const Run best = ntp(kTrain + " --epochs 8 --eval-every 1 --log " + log + " --model " + model("best"));
+  REQUIRE_MESSAGE(best.status == 0, best.err);
+  const std::string text = slurp(log);
+  REQUIRE(lines(text) == 8);  // one object per epoch
+  int best_epoch = 0;
+  double best_mrr = -1;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    CHECK(line.front() == '{');
+    CHECK(line.back() == '}');
+    CHECK(json_value(line, "loss") > 0);
+    CHECK(json_value(line, "seconds") >= 0);
+    if (json_value(line, "dev_mrr") > best_mrr) {
+      best_mrr = json_value(line, "dev_mrr");
+      best_epoch = static_cast<int>(json_value(line, "epoch"));
+    }
+  }
+  REQUIRE(best_epoch == 7);
+  CHECK(best.err.find("best dev mrr ") != std::string::npos);
+  CHECK(best.err.find("after epoch 7") != std::string::npos);
+  // The kept model is the one after epoch 7; --keep last keeps epoch 8's.
+  const Run seven = ntp(kTrain + " --epochs 7 --keep last --model " + model("seven"));
+  const Run last = ntp(kTrain + " --epochs 8 --eval-every 1 --keep last --model " + model("last"));
+  REQUIRE(seven.status == 0);
+  REQUIRE(last.status == 0);
+  CHECK(slurp(model("best")) == slurp(model("seven")));
+  CHECK(slurp(model("last")) != slurp(model("seven")));
+  // The progress line shows the metric.
+  const Run shown = ntp(loud(kTrain) + " --epochs 2 --eval-every 2 --model " + model("shown"));
+  CHECK(shown.err.find("epoch 2/2  loss ") != std::string::npos);
+  CHECK(shown.err.find("dev mrr ") != std::string::npos);
+  CHECK(shown.err.find("epoch 1/2") != std::string::npos);
+  CHECK(shown.err.substr(0, shown.err.find("epoch 2/2")).find("dev mrr") == std::string::npos);  // measured every 2nd epoch
+  const Run bad = ntp(kTrain + " --keep first --model " + model("never"));
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("--keep is best or last, got 'first'") != std::string::npos);
+}
+
+TEST_CASE("SIGINT finishes the step, writes a checkpoint and says how to resume; resuming gives the uninterrupted model") {
+  const std::string m = model("interrupted"), log = kWork + "/interrupted.log", err = kWork + "/interrupted.err";
+  std::remove(log.c_str());
+  const std::string command = kBinary + " " + kTrain + " --epochs 100000 --keep last --log " + log + " --model " + m;
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    const int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, 2);
+    ::execl("/bin/sh", "sh", "-c", ("exec " + command).c_str(), static_cast<char*>(nullptr));
+    std::_Exit(127);
+  }
+  // Wait until two epochs are logged, then interrupt.
+  for (int i = 0; i < 600 && lines(slurp(log)) < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  if (lines(slurp(log)) < 2) ::kill(child, SIGKILL);
+  REQUIRE(lines(slurp(log)) >= 2);
+  ::kill(child, SIGINT);
+  int raw = 0;
+  bool ended = false;
+  for (int i = 0; i < 600 && !ended; ++i) {  // a minute at most, then the child is ended and the test fails
+    ended = ::waitpid(child, &raw, WNOHANG) == child;
+    if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (!ended) {
+    ::kill(child, SIGKILL);
+    ::waitpid(child, &raw, 0);
+  }
+  REQUIRE_MESSAGE(ended, "ntp train did not stop on SIGINT");
+  REQUIRE(WIFEXITED(raw));
+  CHECK(WEXITSTATUS(raw) == 128 + SIGINT);
+  const std::string message = slurp(err);
+  CHECK(message.find("checkpoint written to " + m + ".ckpt") != std::string::npos);
+  const auto resume_at = message.find("resume with: ntp train ");
+  REQUIRE(resume_at != std::string::npos);
+  CHECK(message.find("--resume", resume_at) != std::string::npos);
+  // Resume to two epochs past the stop, and compare with a run that never stopped.
+  const int done = std::stoi(message.substr(message.find("stopped after epoch ") + 20));
+  const std::string epochs = " --epochs " + std::to_string(done + 2);
+  const Run resumed = ntp(kTrain + epochs + " --keep last --resume --model " + m);
+  REQUIRE_MESSAGE(resumed.status == 0, resumed.err);
+  const Run straight = ntp(kTrain + epochs + " --keep last --model " + model("straight"));
+  REQUIRE(straight.status == 0);
+  CHECK(slurp(m) == slurp(model("straight")));
+}
