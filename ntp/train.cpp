@@ -2,6 +2,7 @@
 #include "ntp/train.h"
 
 #include "autodiff/optim.h"
+#include "ntp/rule_attention.h"
 #include "ntp/complex.h"
 #include "ntp/prover.h"
 
@@ -100,6 +101,8 @@ MovedRows rows_to_move(const Model& model) {
   MovedRows moved;
   moved.predicates.assign(model.predicates.touched.begin(), model.predicates.touched.end());
   moved.constants.assign(model.constants.touched.begin(), model.constants.touched.end());
+  if (has_rule_attention(model))  // every slot is a mix of the KB predicates, rewritten after each step
+    for (int r = model.num_kb_predicates; r < model.predicates.value.rows(); ++r) moved.predicates.push_back(r);
   return moved;
 }
 
@@ -264,7 +267,12 @@ void train(Model& model, const TrainOptions& o, std::ostream* progress,
       tape.backward(loss);
       lap(time.backward, t);
       const MovedRows moved = rows_to_move(model);
-      optimizer->step({&model.predicates, &model.constants});
+      if (has_rule_attention(model)) {
+        optimizer->step({&model.predicates, &model.constants, &model.rule_attention});
+        refresh_attended_slots(model);
+      } else {
+        optimizer->step({&model.predicates, &model.constants});
+      }
       check_finite(model, moved, epoch, step + 1);
       lap(time.optimiser, t);
       facts->embeddings_moved(moved);

@@ -143,6 +143,8 @@ int cmd_train(int argc, char** argv) {
     ("complex", "NTPλ: train ComplEx jointly on the same embeddings; score = max(NTP, ComplEx) (see --combine)")
     ("combine", "NTPλ's score: max or mean of the proof and ComplEx scores, or proof (the proof score alone: "
      "ComplEx only shapes the embeddings in training)", cxxopts::value<std::string>()->default_value("max"))
+    ("attention", "rule slots are softmax mixes of the KB's predicates (GNTP's attention), so rules cannot drift "
+     "away from real relations; `ntp rules` reads them off the attention")
     ("refresh", "steps between fact-index updates with the moved embeddings (0 = every step)",
      cxxopts::value<int>()->default_value("0"))
     ("recall-every", "steps between measurements of an approximate index's recall@1 against exact search "
@@ -203,6 +205,7 @@ int cmd_train(int argc, char** argv) {
   m.prover.index = r["index"].as<std::string>();
   m.prover.complex = r.count("complex") > 0;
   m.prover.combine = combine_rule;
+  m.attention = r.count("attention") > 0;
 
   ntp::TrainOptions t;
   t.epochs = r["epochs"].as<int>();
