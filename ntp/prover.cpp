@@ -349,7 +349,7 @@ ProofBatch Prover::search(const std::vector<Goal>& goals, bool explain) const {
   return merge(parts);
 }
 
-ad::Var score_goals(ad::Tape& t, Model& model, const ProofBatch& batch) {
+ad::Var score_goals(ad::Tape& t, Model& model, const ProofBatch& batch, double temperature) {
   // Kernels of all distinct comparisons, predicate-table ones first: (n, 1).
   std::vector<ad::Index> rows_a[2], rows_b[2];
   std::vector<ad::Index> position(batch.comparisons.size());
@@ -414,6 +414,7 @@ ad::Var score_goals(ad::Tape& t, Model& model, const ProofBatch& batch) {
   std::vector<ad::Var> gathered;
   for (const auto& col : columns) gathered.push_back(ad::gather_rows(t, kernels, col));
   const ad::Var path_scores = gathered.size() == 1 ? gathered[0] : ad::min(t, gathered);
+  if (temperature > 0) return ad::segment_soft_max(t, path_scores, segments, temperature);
   return ad::segment_max(t, path_scores, segments);
 }
 

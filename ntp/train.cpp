@@ -96,6 +96,13 @@ StepGoals draw_goals(const KnowledgeBase& kb, const std::vector<std::size_t>& or
   return s;
 }
 
+// TrainOptions::explore's temperature in `epoch` (1-based): linear from
+// explore down to 0 at the middle epoch, hard max from there on.
+double explore_temperature(const TrainOptions& o, int epoch) {
+  const double half = std::max(1.0, o.epochs / 2.0);
+  return o.explore * std::max(0.0, 1.0 - (epoch - 1) / half);
+}
+
 // The rows the coming optimiser step will move (it clears `touched`).
 MovedRows rows_to_move(const Model& model) {
   MovedRows moved;
@@ -166,8 +173,9 @@ void train(Model& model, const TrainOptions& options, std::ostream* progress,
 
 void train(Model& model, const TrainOptions& o, std::ostream* progress,
            const std::function<void(EpochReport&)>& on_epoch, TrainingState* state, const std::atomic<bool>* stop) {
-  if (o.epochs < 0 || o.batch <= 0 || o.negatives < 0 || o.recall_every < 0 || o.recall_sample < 1)
-    throw std::invalid_argument("epochs must be >= 0, batch > 0, negatives >= 0, recall_every >= 0 and recall_sample >= 1");
+  if (o.epochs < 0 || o.batch <= 0 || o.negatives < 0 || o.recall_every < 0 || o.recall_sample < 1 || !(o.explore >= 0))
+    throw std::invalid_argument("epochs must be >= 0, batch > 0, negatives >= 0, recall_every >= 0, recall_sample >= 1 "
+                                "and explore >= 0");
   const std::size_t n = model.kb.facts.size();
   if (n == 0) throw std::invalid_argument("no training facts");
   ad::OptimizerOptions opt;
@@ -254,7 +262,7 @@ void train(Model& model, const TrainOptions& o, std::ostream* progress,
         lap(time.recall_probes, t);
       }
       tape.clear();
-      const ad::Var scores = score_goals(tape, model, proofs);
+      const ad::Var scores = score_goals(tape, model, proofs, explore_temperature(o, epoch));
       ad::Var loss = ad::binary_cross_entropy(tape, scores, s.labels);
       if (model.prover.complex) {
         std::vector<Atom> atoms;

@@ -107,6 +107,38 @@ TEST_CASE("training with attention decodes the inverse rule to the right relatio
   }
 }
 
+namespace {
+// The best confidence of s(X, Y) :- r(Y, X) after training on inverse_kb()
+// with attention, from `seed`, exploring at `explore` (0: hard max).
+double inverse_rule_confidence(std::uint64_t seed, double explore) {
+  ntp::Model m = ntp::make_model(inverse_kb(), 10, ntp::ProverConfig{}, seed);
+  ntp::add_rule_attention(m, seed);
+  ntp::TrainOptions o;
+  o.epochs = 60;
+  o.batch = 4;
+  o.learning_rate = 0.01;
+  o.l2 = 0;
+  o.seed = seed;
+  o.explore = explore;
+  ntp::train(m, o, nullptr);
+  double confidence = 0;
+  for (const ntp::InducedRule& rule : ntp::induced_rules(m, 0.0))
+    if (rule.text == "s(X, Y) :- r(Y, X)") confidence = std::max(confidence, rule.confidence);
+  return confidence;
+}
+}  // namespace
+
+TEST_CASE("exploration learns the rule where hard-max training settles on another relation") {
+  // Seeds 2 and 4 are the ones above where the hard max misses the rule.
+  for (std::uint64_t seed : {2, 4}) {
+    CAPTURE(seed);
+    const double hard = inverse_rule_confidence(seed, 0), soft = inverse_rule_confidence(seed, 0.1);
+    MESSAGE("hard max " << hard << ", exploring " << soft);
+    CHECK(hard < 0.9);
+    CHECK(soft > 0.9);
+  }
+}
+
 TEST_CASE("a model file keeps the attention, and a version 3 file loads without it") {
   ntp::Model m = ntp::make_model(inverse_kb(), 6, ntp::ProverConfig{}, 2);
   const std::string path = std::string(NTP_BINARY_DIR) + "/test_attention.ntp";

@@ -145,6 +145,9 @@ int cmd_train(int argc, char** argv) {
      "ComplEx only shapes the embeddings in training)", cxxopts::value<std::string>()->default_value("max"))
     ("attention", "rule slots are softmax mixes of the KB's predicates (GNTP's attention), so rules cannot drift "
      "away from real relations; `ntp rules` reads them off the attention")
+    ("explore", "exploration: score a goal in training by a soft max over its proof paths at this temperature, "
+     "annealed to the hard max by the middle epoch, so that rules not yet winning get gradient (0 = off)",
+     cxxopts::value<double>()->default_value("0"))
     ("refresh", "steps between fact-index updates with the moved embeddings (0 = every step)",
      cxxopts::value<int>()->default_value("0"))
     ("recall-every", "steps between measurements of an approximate index's recall@1 against exact search "
@@ -216,6 +219,7 @@ int cmd_train(int argc, char** argv) {
   t.l2 = r["l2"].as<double>();
   t.clip = r["clip"].as<double>();
   t.optimizer = r["optimizer"].as<std::string>();
+  t.explore = r["explore"].as<double>();
   t.seed = r["seed"].as<unsigned long long>();
   t.index.update_every = r["refresh"].as<int>();
   t.recall_every = r["recall-every"].as<int>();
