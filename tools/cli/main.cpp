@@ -182,6 +182,8 @@ int cmd_train(int argc, char** argv) {
   if (!ntp::combine_from_name(combine, &combine_rule))
     throw UsageError("--combine is max, mean or proof, got '" + combine + "'");
   if (r.count("combine") && !r.count("complex")) throw UsageError("--combine needs --complex (it joins NTP and ComplEx)");
+  if (!(r["explore"].as<double>() >= 0))
+    throw UsageError("--explore is a temperature >= 0 (0 = off), got " + std::to_string(r["explore"].as<double>()));
   if (r["depth"].as<int>() > ntp::ProverConfig::kMaxDepth)
     throw UsageError("--depth must be at most " + std::to_string(ntp::ProverConfig::kMaxDepth) + " (the search grows "
                      "exponentially with depth), got " + std::to_string(r["depth"].as<int>()));
