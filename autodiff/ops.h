@@ -54,6 +54,10 @@ Var mean(Tape& t, Var x);                // (1, 1)
 Var segment_max(Tape& t, Var x, const std::vector<Index>& segment_sizes);
 // The same with every segment of size k: (n, 1) -> (n / k, 1).
 Var segment_max(Tape& t, Var x, Index k);
+// A soft segment_max: each segment's mean weighted by softmax(x / temperature)
+// over the segment; below the max, and equal to it as temperature -> 0. Every
+// row receives gradient (training explores more than one proof path).
+Var segment_soft_max(Tape& t, Var x, const std::vector<Index>& segment_sizes, Scalar temperature);
 
 // ---- distances and the kernel (ops_kernel.cpp) ----------------------------
 // Squared distances are clipped to [kMinSquaredDistance, kMaxSquaredDistance]

@@ -1,6 +1,7 @@
 // autodiff/ops_reduce.cpp: reductions to fewer entries: sum and mean (to a
 // scalar) and segment_max (the best of each run of consecutive rows, which is
-// how NTP keeps the best of the k facts retrieved for a goal).
+// how NTP keeps the best of the k facts retrieved for a goal) and its soft
+// version segment_soft_max (every row of a segment gets gradient).
 #include "autodiff/ops_internal.h"
 
 #include <string>
@@ -11,6 +12,7 @@ namespace ad {
 static void sum_backward(Tape& t, int id);
 static void mean_backward(Tape& t, int id);
 static void segment_max_backward(Tape& t, int id);
+static void segment_soft_max_backward(Tape& t, int id);
 
 // ---- sum: y = Σ x;  dx += g ---------------------------------------------------
 
@@ -106,6 +108,55 @@ static void segment_max_backward(Tape& t, int id) {
   if (!x.needs_grad) return;
   n.for_each_grad_row(
       [&](Index s) { x.grad_for_row(n.index[static_cast<std::size_t>(s)])(0) += n.grad(s, 0); });
+}
+
+// ---- segment_soft_max: y[s] = Σ_i w_i x_i over segment s, w = softmax(x / τ) --
+// A smooth max: a weighted mean of the segment leaning towards its largest
+// entries, never above the max and equal to it as τ -> 0. Every row gets
+//   dx_i += g[s] w_i (1 + (x_i - y[s]) / τ),
+// which is the point of it: with hard max only the winner learns.
+// aux holds w (n, 1); index holds the segments' first rows, then n.
+
+Var segment_soft_max(Tape& t, Var x, const std::vector<Index>& segment_sizes, Scalar temperature) {
+  const Matrix& xv = t.value(x);
+  if (xv.cols() != 1)
+    throw ShapeError("segment_soft_max: shapes " + shape_of(xv) + " and (" + std::to_string(xv.rows()) +
+                     ", 1) differ: input must be a column");
+  if (!(temperature > 0)) throw ShapeError("segment_soft_max: temperature " + std::to_string(temperature) + " is not > 0");
+  std::vector<Index> first{0};
+  for (Index size : segment_sizes) {
+    if (size < 1) throw ShapeError("segment_soft_max: segment size " + std::to_string(size) + " is not >= 1");
+    first.push_back(first.back() + size);
+  }
+  if (first.back() != xv.rows())
+    throw ShapeError("segment_soft_max: segment sizes sum to " + std::to_string(first.back()) +
+                     " but the input has shape " + shape_of(xv));
+  Node& n = t.push("segment_soft_max", {x.id}, static_cast<Index>(segment_sizes.size()), 1, segment_soft_max_backward);
+  n.index = first;
+  n.aux.resize(xv.rows(), 1);
+  n.constant = temperature;
+  const Matrix& in = t.value(x);
+  for (std::size_t s = 0; s + 1 < first.size(); ++s) {
+    const Index begin = first[s], size = first[s + 1] - first[s];
+    auto w = n.aux.middleRows(begin, size).array();
+    const auto seg = in.middleRows(begin, size).array();
+    w = ((seg - seg.maxCoeff()) / temperature).exp();  // shifted: no overflow
+    w /= w.sum();
+    n.value(static_cast<Index>(s), 0) = (w * seg).sum();
+  }
+  return t.last();
+}
+
+static void segment_soft_max_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Node& x = t.node(n.inputs[0]);
+  if (!x.needs_grad) return;
+  Matrix& dx = x.grad_for_all();
+  for (std::size_t s = 0; s + 1 < n.index.size(); ++s) {
+    const Scalar g = n.grad(static_cast<Index>(s), 0), y = n.value(static_cast<Index>(s), 0);
+    for (Index r = n.index[s]; r < n.index[s + 1]; ++r)
+      dx(r, 0) += g * n.aux(r, 0) * (1 + (x.value(r, 0) - y) / n.constant);
+  }
 }
 
 }  // namespace ad

@@ -5,6 +5,7 @@
 #include "ntp/binary_io.h"
 #include "ntp/fact_index.h"
 #include "ntp/limits.h"
+#include "autodiff/ops.h"
 
 #include <cstdio>
 #include <cstring>
@@ -20,8 +21,9 @@ namespace ntp {
 namespace {
 
 constexpr char kMagic[8] = {'N', 'T', 'P', 'M', 'O', 'D', 'E', 'L'};
-constexpr std::uint32_t kVersion = 3;  // 2: ProverConfig::complex; 3: ProverConfig::combine
-// Version 2 files still load: they are NTPλ models with the max rule.
+constexpr std::uint32_t kVersion = 4;  // 2: ProverConfig::complex; 3: ProverConfig::combine; 4: rule attention
+// Version 2 files still load: they are NTPλ models with the max rule;
+// versions 2 and 3 are models without rule attention.
 constexpr std::uint32_t kOldestVersion = 2;
 
 void init_uniform(ad::Parameter& p, std::mt19937_64& rng) {
@@ -200,6 +202,7 @@ void write_model(const Model& m, std::ostream& out) {
   for (const Atom& f : m.filter_facts) { w.i32(f.predicate); w.ints(f.args); }
   w.matrix(m.predicates.value);
   w.matrix(m.constants.value);
+  w.matrix(m.rule_attention.value);  // (0, 0) without attention
 }
 
 void save_model(const Model& m, const std::string& path) {
@@ -259,6 +262,7 @@ Model load_model(std::istream& in, const std::string& path) {
   for (Atom& f : filter_facts) { f.predicate = r.i32(); f.args = r.ints(); }
   ad::Matrix predicates = r.matrix();
   ad::Matrix constants = r.matrix();
+  ad::Matrix attention = version >= 4 ? r.matrix() : ad::Matrix();
   check_ids(r, kb, filter_facts, dim, num_kb_predicates, predicates.rows());
   // Rebuild rules and tables deterministically, then overwrite the values.
   Model m = make_model(std::move(kb), dim, prover, 0);
@@ -268,6 +272,12 @@ Model load_model(std::istream& in, const std::string& path) {
   m.filter_facts = std::move(filter_facts);
   m.predicates.value = std::move(predicates);
   m.constants.value = std::move(constants);
+  if (attention.rows() > 0 || attention.cols() > 0) {
+    if (attention.rows() != m.predicates.value.rows() - m.num_kb_predicates || attention.cols() != m.num_kb_predicates)
+      r.fail("corrupt model file (rule attention of shape " + ad::shape_of(attention) + ")");
+    m.rule_attention = ad::Parameter("rule_attention", attention.rows(), attention.cols());
+    m.rule_attention.value = std::move(attention);  // the slot rows stored above are its mix already
+  }
   return m;
 }
 

@@ -65,6 +65,9 @@ struct Model {
   ad::Parameter predicates;    // (P + S, dim)
   ad::Parameter constants;     // (C, dim)
   std::vector<Rule> rules;
+  // (S, P) logits when rule slots attend over the KB predicates
+  // (rule_attention.h); 0 rows when slots have free embeddings.
+  ad::Parameter rule_attention;
   // True atoms seen at training time outside kb.facts (the --dev and --test
   // files), so that a filtered ranking can exclude them by default.
   std::vector<Atom> filter_facts;

@@ -161,6 +161,7 @@ struct ModelOptions {
   int dim = 100;
   ProverConfig prover;
   std::uint64_t seed = 0;
+  bool attention = false;  // rule slots attend over the KB predicates (rule_attention.h)
 };
 // A model with fresh embeddings over the data's KB; the dev and test atoms
 // become Model::filter_facts. Throws std::invalid_argument for bad sizes.

@@ -2,6 +2,8 @@
 // scoring of the proof paths it finds. See prover.h for the two phases.
 #include "ntp/prover.h"
 
+#include "ntp/rule_attention.h"
+
 #include <algorithm>
 #include <cmath>
 #include <exception>
@@ -347,7 +349,7 @@ ProofBatch Prover::search(const std::vector<Goal>& goals, bool explain) const {
   return merge(parts);
 }
 
-ad::Var score_goals(ad::Tape& t, Model& model, const ProofBatch& batch) {
+ad::Var score_goals(ad::Tape& t, Model& model, const ProofBatch& batch, double temperature) {
   // Kernels of all distinct comparisons, predicate-table ones first: (n, 1).
   std::vector<ad::Index> rows_a[2], rows_b[2];
   std::vector<ad::Index> position(batch.comparisons.size());
@@ -368,6 +370,11 @@ ad::Var score_goals(ad::Tape& t, Model& model, const ProofBatch& batch) {
   ad::Parameter* tables[2] = {&model.predicates, &model.constants};
   for (int table = 0; table < 2; ++table) {
     if (rows_a[table].empty()) continue;
+    if (table == 0 && has_rule_attention(model)) {  // slots are mixes of the KB predicates: all rows, by table row
+      const ad::Var predicates = attended_predicate_table(t, model);  // (P + S, d)
+      parts.push_back(ad::rbf_kernel_rows(t, predicates, rows_a[0], predicates, rows_b[0]));
+      continue;
+    }
     std::unordered_map<ad::Index, ad::Index> local;  // table row -> row of `used`
     std::vector<ad::Index> used;
     auto local_row = [&](ad::Index row) {
@@ -407,6 +414,7 @@ ad::Var score_goals(ad::Tape& t, Model& model, const ProofBatch& batch) {
   std::vector<ad::Var> gathered;
   for (const auto& col : columns) gathered.push_back(ad::gather_rows(t, kernels, col));
   const ad::Var path_scores = gathered.size() == 1 ? gathered[0] : ad::min(t, gathered);
+  if (temperature > 0) return ad::segment_soft_max(t, path_scores, segments, temperature);
   return ad::segment_max(t, path_scores, segments);
 }
 

@@ -78,7 +78,10 @@ class Prover {
 };
 
 // (goals, 1): the proof score of each goal; 0 for a goal without any path.
-ad::Var score_goals(ad::Tape& tape, Model& model, const ProofBatch& batch);
+// With a temperature > 0 the max over a goal's paths is soft
+// (ad::segment_soft_max), so that every path gets gradient: training uses
+// it to explore (TrainOptions::explore); the score then sits below the max.
+ad::Var score_goals(ad::Tape& tape, Model& model, const ProofBatch& batch, double temperature = 0);
 
 // The same numbers without a tape (evaluation): plain loops over the paths.
 std::vector<double> score_goals(const Model& model, const ProofBatch& batch);

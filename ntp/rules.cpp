@@ -2,6 +2,7 @@
 #include "ntp/rules.h"
 
 #include "autodiff/ops.h"
+#include "ntp/rule_attention.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,9 +11,20 @@ namespace ntp {
 
 namespace {
 
+// With rule attention, the KB predicate slot row `row` attends to most, and
+// that attention weight. The weight, not the kernel on the mixed embedding,
+// is the confidence: it says how much of the slot is that predicate, while a
+// 50/50 mix of two nearby relations would still lie close to both.
+std::pair<int, double> attended_predicate(const Model& m, const ad::Matrix& weights, int row) {
+  ad::Index best = 0;
+  const double weight = weights.row(row - m.num_kb_predicates).maxCoeff(&best);
+  return {static_cast<int>(best), weight};
+}
+
 // The KB predicate nearest to predicate-table row `row`, and its kernel.
-std::pair<int, double> nearest_predicate(const Model& m, int row) {
+std::pair<int, double> nearest_predicate(const Model& m, const ad::Matrix& weights, int row) {
   if (row < m.num_kb_predicates) return {row, 1.0};  // a fixed predicate
+  if (weights.size() > 0) return attended_predicate(m, weights, row);
   int best = -1;
   double best_sq = 0;
   for (int p = 0; p < m.num_kb_predicates; ++p) {
@@ -28,12 +40,13 @@ std::pair<int, double> nearest_predicate(const Model& m, int row) {
 std::vector<InducedRule> induced_rules(const Model& m, double min_confidence) {
   std::vector<InducedRule> out;
   if (m.num_kb_predicates == 0) return out;
+  const ad::Matrix weights = has_rule_attention(m) ? rule_attention_weights(m) : ad::Matrix();
   for (std::size_t r = 0; r < m.rules.size(); ++r) {
     const Rule& rule = m.rules[r];
     const Template& tpl = m.kb.templates.at(static_cast<std::size_t>(rule.template_id));
     double confidence = 1.0;
     auto atom_text = [&](const RuleAtom& a) {
-      const auto [predicate, k] = nearest_predicate(m, a.predicate.id);
+      const auto [predicate, k] = nearest_predicate(m, weights, a.predicate.id);
       confidence = std::min(confidence, k);
       std::string s = m.kb.predicates.name(predicate) + "(";
       for (std::size_t i = 0; i < a.args.size(); ++i) {

@@ -3,7 +3,9 @@
 // Every learnable slot of an instantiated rule is replaced by the KB predicate
 // whose embedding is nearest to it; the rule's confidence is the smallest
 // kernel between a slot and the predicate chosen for it (a rule is only as
-// believable as its least certain predicate).
+// believable as its least certain predicate). With rule attention
+// (rule_attention.h) a slot is read as the predicate it attends to most, and
+// its attention weight takes the kernel's place.
 #pragma once
 
 #include "ntp/model.h"
@@ -15,7 +17,7 @@ namespace ntp {
 
 struct InducedRule {
   int rule = -1;          // index into Model::rules
-  double confidence = 0;  // min over slots of exp(-‖θ_slot - θ_predicate‖)
+  double confidence = 0;  // min over slots of exp(-‖θ_slot - θ_predicate‖), or of the attention weight
   std::string text;       // e.g. "locatedIn(X, Y) :- locatedIn(X, Z), locatedIn(Z, Y)"
 };
 

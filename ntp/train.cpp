@@ -2,6 +2,7 @@
 #include "ntp/train.h"
 
 #include "autodiff/optim.h"
+#include "ntp/rule_attention.h"
 #include "ntp/complex.h"
 #include "ntp/prover.h"
 
@@ -95,11 +96,20 @@ StepGoals draw_goals(const KnowledgeBase& kb, const std::vector<std::size_t>& or
   return s;
 }
 
+// TrainOptions::explore's temperature in `epoch` (1-based): linear from
+// explore down to 0 at the middle epoch, hard max from there on.
+double explore_temperature(const TrainOptions& o, int epoch) {
+  const double half = std::max(1.0, o.epochs / 2.0);
+  return o.explore * std::max(0.0, 1.0 - (epoch - 1) / half);
+}
+
 // The rows the coming optimiser step will move (it clears `touched`).
 MovedRows rows_to_move(const Model& model) {
   MovedRows moved;
   moved.predicates.assign(model.predicates.touched.begin(), model.predicates.touched.end());
   moved.constants.assign(model.constants.touched.begin(), model.constants.touched.end());
+  if (has_rule_attention(model))  // every slot is a mix of the KB predicates, rewritten after each step
+    for (int r = model.num_kb_predicates; r < model.predicates.value.rows(); ++r) moved.predicates.push_back(r);
   return moved;
 }
 
@@ -163,8 +173,9 @@ void train(Model& model, const TrainOptions& options, std::ostream* progress,
 
 void train(Model& model, const TrainOptions& o, std::ostream* progress,
            const std::function<void(EpochReport&)>& on_epoch, TrainingState* state, const std::atomic<bool>* stop) {
-  if (o.epochs < 0 || o.batch <= 0 || o.negatives < 0 || o.recall_every < 0 || o.recall_sample < 1)
-    throw std::invalid_argument("epochs must be >= 0, batch > 0, negatives >= 0, recall_every >= 0 and recall_sample >= 1");
+  if (o.epochs < 0 || o.batch <= 0 || o.negatives < 0 || o.recall_every < 0 || o.recall_sample < 1 || !(o.explore >= 0))
+    throw std::invalid_argument("epochs must be >= 0, batch > 0, negatives >= 0, recall_every >= 0, recall_sample >= 1 "
+                                "and explore >= 0");
   const std::size_t n = model.kb.facts.size();
   if (n == 0) throw std::invalid_argument("no training facts");
   ad::OptimizerOptions opt;
@@ -251,7 +262,7 @@ void train(Model& model, const TrainOptions& o, std::ostream* progress,
         lap(time.recall_probes, t);
       }
       tape.clear();
-      const ad::Var scores = score_goals(tape, model, proofs);
+      const ad::Var scores = score_goals(tape, model, proofs, explore_temperature(o, epoch));
       ad::Var loss = ad::binary_cross_entropy(tape, scores, s.labels);
       if (model.prover.complex) {
         std::vector<Atom> atoms;
@@ -264,7 +275,12 @@ void train(Model& model, const TrainOptions& o, std::ostream* progress,
       tape.backward(loss);
       lap(time.backward, t);
       const MovedRows moved = rows_to_move(model);
-      optimizer->step({&model.predicates, &model.constants});
+      if (has_rule_attention(model)) {
+        optimizer->step({&model.predicates, &model.constants, &model.rule_attention});
+        refresh_attended_slots(model);
+      } else {
+        optimizer->step({&model.predicates, &model.constants});
+      }
       check_finite(model, moved, epoch, step + 1);
       lap(time.optimiser, t);
       facts->embeddings_moved(moved);

@@ -42,6 +42,12 @@ struct TrainOptions {
   double l2 = 1e-3;
   double clip = 1.0;              // element-wise gradient clip, 0 = off
   std::string optimizer = "adam";
+  // Exploration: > 0 scores a goal in training by a soft max over its proof
+  // paths (prover.h) at this temperature in epoch 1, annealed linearly to
+  // the hard max by the middle epoch, so that rules which do not yet win a
+  // proof still get gradient early on (de Jong & Sha 2019: NTPs learn
+  // few rules without exploration). 0: the hard max throughout.
+  double explore = 0;
   std::uint64_t seed = 0;
   FactIndexOptions index;         // the fact index's settings (update_every: steps between index updates)
   // Recall@1 of an approximate fact index against exact search, measured

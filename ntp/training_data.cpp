@@ -1,6 +1,7 @@
 // ntp/training_data.cpp: reading what training needs, from files or from
 // memory, and a fresh model over it (see ntp.h).
 #include "ntp/ntp.h"
+#include "ntp/rule_attention.h"
 
 #include <sstream>
 #include <stdexcept>
@@ -47,6 +48,7 @@ Model new_model(TrainingData data, const ModelOptions& o) {
     throw std::invalid_argument("unknown fact index '" + p.index + "' (expected " + fact_index_kinds() + ")");
   if (p.complex && o.dim % 2 != 0) throw std::invalid_argument("ComplEx needs an even dimension, got " + std::to_string(o.dim));
   Model m = make_model(std::move(data.kb), o.dim, p, o.seed);
+  if (o.attention) add_rule_attention(m, o.seed);
   m.filter_facts = std::move(data.dev);
   m.filter_facts.insert(m.filter_facts.end(), data.test.begin(), data.test.end());
   return m;

@@ -137,6 +137,9 @@ std::string training_settings(const TrainingData& data, const ModelOptions& m, c
     << "\nlr=" << number(t.learning_rate) << "\nl2=" << number(t.l2) << "\nclip=" << number(t.clip)
     << "\noptimizer=" << t.optimizer << "\nrefresh=" << t.index.update_every << "\nrecall-every=" << t.recall_every
     << "\neval-every=" << r.eval_every << "\nkeep=" << keep_name(r.keep) << "\ndata=" << data_hash(data) << "\n";
+  // Only when on: checkpoints from before these options still resume.
+  if (m.attention) s << "attention=1\n";
+  if (t.explore > 0) s << "explore=" << number(t.explore) << "\n";
   return s.str();
 }
 

@@ -1,5 +1,6 @@
 // Gradient checks for the reductions (autodiff/ops_reduce.cpp): sum, mean and
-// both forms of segment_max, with its tie rule and segment-size errors.
+// both forms of segment_max, with its tie rule and segment-size errors, and
+// segment_soft_max.
 #include "tests/autodiff/gradcheck.h"
 
 using namespace gradcheck;
@@ -102,4 +103,39 @@ TEST_CASE("segment_max sends a tied gradient to the first arg-max of the segment
   Matrix expected(6, 1);
   expected << 0, 1, 0, 1, 0, 0;
   CHECK(t.grad(v) == expected);
+}
+
+TEST_CASE("segment_soft_max matches its reference and finite differences, and tends to the max") {
+  const std::vector<ad::Index> sizes = {2, 1, 4, 3};
+  for (const double temperature : {0.3, 2.0}) {
+    CAPTURE(temperature);
+    OpCase c;
+    c.op = "segment_soft_max";
+    c.inputs = {random_matrix(10, 1, 23)};
+    c.build = [sizes, temperature](ad::Tape& t, const std::vector<ad::Var>& v, ad::Parameter*) {
+      return ad::segment_soft_max(t, v[0], sizes, temperature);
+    };
+    c.reference = [sizes, temperature](const Inputs& x) {  // Σ x e^(x/τ) / Σ e^(x/τ), written directly
+      Matrix out(static_cast<ad::Index>(sizes.size()), 1);
+      ad::Index row = 0;
+      for (std::size_t s = 0; s < sizes.size(); ++s) {
+        double num = 0, den = 0;
+        for (ad::Index r = 0; r < sizes[s]; ++r, ++row) {
+          num += x[0](row, 0) * std::exp(x[0](row, 0) / temperature);
+          den += std::exp(x[0](row, 0) / temperature);
+        }
+        out(static_cast<ad::Index>(s), 0) = num / den;
+      }
+      return out;
+    };
+    c.bad_shapes = {{Matrix::Zero(10, 2)}, {Matrix::Zero(9, 1)}};
+    check_op(c);
+  }
+  ad::Tape t;
+  const Matrix x = random_matrix(10, 1, 24);
+  const ad::Var v = t.constant(x);
+  const Matrix cold = t.value(ad::segment_soft_max(t, v, sizes, 1e-4));
+  CHECK(cold.isApprox(segment_max_reference(x, sizes)));
+  CHECK_THROWS_AS(ad::segment_soft_max(t, v, sizes, 0.0), ad::ShapeError);
+  CHECK_THROWS_AS(ad::segment_soft_max(t, v, std::vector<ad::Index>{10, 0}, 1.0), ad::ShapeError);
 }

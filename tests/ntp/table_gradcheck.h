@@ -1,5 +1,5 @@
 // Shared by the ntp tests: checks the gradients that a backward pass left in
-// a model's embedding tables against central finite differences of `loss`,
+// a model's embedding tables (and rule attention logits, if any) against central finite differences of `loss`,
 // entry by entry (double precision; inputs must be away from kinks).
 #pragma once
 
@@ -10,7 +10,7 @@
 #include <functional>
 
 inline void check_table_gradients(ntp::Model& m, const std::function<double()>& loss) {
-  for (ad::Parameter* table : {&m.predicates, &m.constants})
+  for (ad::Parameter* table : {&m.predicates, &m.constants, &m.rule_attention})
     for (ad::Index i = 0; i < table->value.size(); ++i) {
       double& x = table->value.data()[i];
       const double saved = x, eps = 1e-6;

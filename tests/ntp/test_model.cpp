@@ -76,11 +76,12 @@ TEST_CASE("load_model refuses counts near the integer limits before allocating")
   const std::string bytes = bytes_of(model, std::string(NTP_BINARY_DIR) + "/test_model_limits.ntp");
   REQUIRE(load_bytes(bytes).constants.value == model.constants.value);
 
-  // Offsets of the int32 counts (format version 3): magic 8, version 4,
+  // Offsets of the int32 counts (format version 4): magic 8, version 4,
   // depth/k/k-rules 12, index "auto" 4 + 4, complex 4, combine 4, dim 4, P 4,
   // then the vocabularies p q | c0 c1 c2, the facts, one template, the filter
-  // facts and the two tables at the end.
-  const std::size_t constants_table = bytes.size() - 3 * 4 * 8 - 8;
+  // facts and the three tables at the end.
+  const std::size_t attention_table = bytes.size() - 8;  // (0, 0): no rule attention
+  const std::size_t constants_table = attention_table - 3 * 4 * 8 - 8;
   const std::size_t predicates_table = constants_table - 6 * 4 * 8 - 8;  // 2 predicates + 2 copies x 2 slots
   struct Field {
     const char* name;
@@ -102,6 +103,8 @@ TEST_CASE("load_model refuses counts near the integer limits before allocating")
       {"predicate table columns", predicates_table + 4, 4},
       {"constant table rows", constants_table, 3},
       {"constant table columns", constants_table + 4, 4},
+      {"attention table rows", attention_table, 0},
+      {"attention table columns", attention_table + 4, 0},
   };
   const std::int32_t big[] = {std::numeric_limits<std::int32_t>::min(),  // 2^31 as unsigned
                               -1, std::numeric_limits<std::int32_t>::max(), 1 << 28, (1 << 28) + 1, 1 << 20};

@@ -143,6 +143,11 @@ int cmd_train(int argc, char** argv) {
     ("complex", "NTPλ: train ComplEx jointly on the same embeddings; score = max(NTP, ComplEx) (see --combine)")
     ("combine", "NTPλ's score: max or mean of the proof and ComplEx scores, or proof (the proof score alone: "
      "ComplEx only shapes the embeddings in training)", cxxopts::value<std::string>()->default_value("max"))
+    ("attention", "rule slots are softmax mixes of the KB's predicates (GNTP's attention), so rules cannot drift "
+     "away from real relations; `ntp rules` reads them off the attention")
+    ("explore", "exploration: score a goal in training by a soft max over its proof paths at this temperature, "
+     "annealed to the hard max by the middle epoch, so that rules not yet winning get gradient (0 = off)",
+     cxxopts::value<double>()->default_value("0"))
     ("refresh", "steps between fact-index updates with the moved embeddings (0 = every step)",
      cxxopts::value<int>()->default_value("0"))
     ("recall-every", "steps between measurements of an approximate index's recall@1 against exact search "
@@ -177,6 +182,8 @@ int cmd_train(int argc, char** argv) {
   if (!ntp::combine_from_name(combine, &combine_rule))
     throw UsageError("--combine is max, mean or proof, got '" + combine + "'");
   if (r.count("combine") && !r.count("complex")) throw UsageError("--combine needs --complex (it joins NTP and ComplEx)");
+  if (!(r["explore"].as<double>() >= 0))
+    throw UsageError("--explore is a temperature >= 0 (0 = off), got " + std::to_string(r["explore"].as<double>()));
   if (r["depth"].as<int>() > ntp::ProverConfig::kMaxDepth)
     throw UsageError("--depth must be at most " + std::to_string(ntp::ProverConfig::kMaxDepth) + " (the search grows "
                      "exponentially with depth), got " + std::to_string(r["depth"].as<int>()));
@@ -203,6 +210,7 @@ int cmd_train(int argc, char** argv) {
   m.prover.index = r["index"].as<std::string>();
   m.prover.complex = r.count("complex") > 0;
   m.prover.combine = combine_rule;
+  m.attention = r.count("attention") > 0;
 
   ntp::TrainOptions t;
   t.epochs = r["epochs"].as<int>();
@@ -213,6 +221,7 @@ int cmd_train(int argc, char** argv) {
   t.l2 = r["l2"].as<double>();
   t.clip = r["clip"].as<double>();
   t.optimizer = r["optimizer"].as<std::string>();
+  t.explore = r["explore"].as<double>();
   t.seed = r["seed"].as<unsigned long long>();
   t.index.update_every = r["refresh"].as<int>();
   t.recall_every = r["recall-every"].as<int>();
