@@ -189,6 +189,8 @@ void train(Model& model, const TrainOptions& o, std::ostream* progress,
   const std::unique_ptr<FactIndex> exact = probe_recall ? make_fact_index(model, "brute") : nullptr;
   Prover prover(model, *facts, model.prover);
   const auto pairs = o.mask == TrainingMask::Pair ? std::make_unique<FactsByConstants>(model.kb) : nullptr;
+  std::vector<ad::Parameter*> parameters = {&model.predicates, &model.constants};
+  if (has_rule_attention(model)) parameters.push_back(&model.rule_attention);
   ad::Tape tape;
   std::mt19937_64 rng(o.seed);
   std::mt19937_64 probe_rng(o.seed ^ 0x9e3779b97f4a7c15ull);  // never disturbs training's draws
@@ -275,12 +277,8 @@ void train(Model& model, const TrainOptions& o, std::ostream* progress,
       tape.backward(loss);
       lap(time.backward, t);
       const MovedRows moved = rows_to_move(model);
-      if (has_rule_attention(model)) {
-        optimizer->step({&model.predicates, &model.constants, &model.rule_attention});
-        refresh_attended_slots(model);
-      } else {
-        optimizer->step({&model.predicates, &model.constants});
-      }
+      optimizer->step(parameters);
+      if (has_rule_attention(model)) refresh_attended_slots(model);  // the slots follow their logits
       check_finite(model, moved, epoch, step + 1);
       lap(time.optimiser, t);
       facts->embeddings_moved(moved);
