@@ -69,12 +69,16 @@ std::vector<Answer> Reasoner::answer(const std::string& text, int top) const {
                                 std::to_string(kMaxCandidates) + " groundings to score (bind more arguments)");
 
   const std::vector<Atom> atoms = groundings(query, v, constants);
-  const std::vector<double> scores = score_ground_atoms(atoms);
+  // Ordered as the ranking protocol orders them: by score, equal scores by
+  // proof support, then by constant order.
+  ScoreOptions scoring;
+  scoring.index = options_.index;
+  const std::vector<RankKey> keys = rank_keys(model_, atoms, scoring);
   std::vector<std::size_t> order(atoms.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   const std::size_t keep = std::min(order.size(), static_cast<std::size_t>(top));
   std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep), order.end(),
-                    [&](std::size_t a, std::size_t b) { return scores[a] > scores[b] || (scores[a] == scores[b] && a < b); });
+                    [&](std::size_t a, std::size_t b) { return keys[a] > keys[b] || (keys[a] == keys[b] && a < b); });
 
   std::vector<Answer> answers;
   const std::unique_ptr<FactIndex> facts = fact_index();  // one for all the explanations
@@ -86,7 +90,7 @@ std::vector<Answer> Reasoner::answer(const std::string& text, int top) const {
       a.bindings.push_back({v.names[j], model_.kb.constants.name(atom.args[static_cast<std::size_t>(at - v.at_argument.begin())])});
     }
     a.atom = to_string(model_.kb, atom);
-    a.score = scores[order[n]];
+    a.score = keys[order[n]].score;
     a.known = model_.kb.contains(atom);
     Explanation e = explain(atom, 1, *facts);
     if (!e.proofs.empty()) a.best_proof = std::move(e.proofs[0]);

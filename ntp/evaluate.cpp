@@ -29,24 +29,39 @@ std::optional<Combine> scoring_rule(const Model& model, ScoreSource source) {
 }
 
 std::vector<double> score_atoms(const Model& model, const std::vector<Atom>& atoms, const ScoreOptions& options) {
+  ScoreOptions scores_only = options;
+  scores_only.tie_break = false;
+  std::vector<double> scores;
+  scores.reserve(atoms.size());
+  for (const RankKey& key : rank_keys(model, atoms, scores_only)) scores.push_back(key.score);
+  return scores;
+}
+
+std::vector<RankKey> rank_keys(const Model& model, const std::vector<Atom>& atoms, const ScoreOptions& options) {
   const std::optional<Combine> rule = scoring_rule(model, options.source);
   if (rule != Combine::Proof && !model.prover.complex)
     throw std::invalid_argument("the model was trained without ComplEx (ntp train --complex)");
-  if (!rule) return complex_scores(model, atoms);
+  std::vector<RankKey> keys(atoms.size());
+  if (!rule) {
+    const std::vector<double> link = complex_scores(model, atoms);
+    for (std::size_t i = 0; i < atoms.size(); ++i) keys[i].score = link[i];
+    return keys;
+  }
   const std::unique_ptr<FactIndex> facts = make_fact_index(model, options.index.empty() ? model.prover.index : options.index);
   Prover prover(model, *facts, model.prover);
-  std::vector<double> scores;
-  scores.reserve(atoms.size());
   for (std::size_t begin = 0; begin < atoms.size(); begin += kChunk) {
     std::vector<Goal> goals;
     for (std::size_t i = begin; i < std::min(atoms.size(), begin + kChunk); ++i) goals.push_back({atoms[i], -1});
-    const std::vector<double> chunk = score_goals(model, prover.search(goals));
-    scores.insert(scores.end(), chunk.begin(), chunk.end());
+    const GoalScores chunk = score_goals_with_support(model, prover.search(goals));
+    for (std::size_t j = 0; j < goals.size(); ++j) {
+      keys[begin + j].score = chunk.best[j];
+      if (options.tie_break) keys[begin + j].tie_break = chunk.support[j];
+    }
   }
-  if (rule == Combine::Proof) return scores;  // a plain model, or ComplEx left out of the score
+  if (rule == Combine::Proof) return keys;  // a plain model, or ComplEx left out of the score
   const std::vector<double> link = complex_scores(model, atoms);
-  for (std::size_t i = 0; i < scores.size(); ++i) scores[i] = join_scores(*rule, scores[i], link[i]);
-  return scores;
+  for (std::size_t i = 0; i < keys.size(); ++i) keys[i].score = join_scores(*rule, keys[i].score, link[i]);
+  return keys;
 }
 
 CountriesResult evaluate_countries(const Model& model, const std::vector<std::string>& test_countries,
@@ -69,9 +84,9 @@ CountriesResult evaluate_countries(const Model& model, const std::vector<std::st
       atoms.push_back(std::move(a));
     }
   CountriesResult result;
-  const std::vector<double> scores = score_atoms(model, atoms, options);
-  result.auc_pr = average_precision(scores, labels);
-  result.scored = static_cast<int>(scores.size());
+  const std::vector<RankKey> keys = rank_keys(model, atoms, options);
+  result.auc_pr = average_precision_by_key(keys, labels);
+  result.scored = static_cast<int>(keys.size());
   result.positives = static_cast<int>(std::count(labels.begin(), labels.end(), 1));
   return result;
 }
@@ -96,15 +111,21 @@ RankingResult evaluate_ranking(const Model& model, const std::vector<Atom>& test
       if (t.args.size() == 1) break;
     }
   }
-  const std::vector<double> scores = score_atoms(model, atoms, options);
+  const std::vector<RankKey> keys = rank_keys(model, atoms, options);
+  RankingResult result;
   std::vector<double> mean_ranks, optimistic_ranks;
   for (const auto& [begin, end] : groups) {
-    std::vector<double> corruptions(scores.begin() + static_cast<std::ptrdiff_t>(begin) + 1,
-                                    scores.begin() + static_cast<std::ptrdiff_t>(end));
-    mean_ranks.push_back(tie_mean_rank(scores[begin], corruptions));
-    optimistic_ranks.push_back(tie_optimistic_rank(scores[begin], corruptions));
+    std::vector<RankKey> corruptions(keys.begin() + static_cast<std::ptrdiff_t>(begin) + 1,
+                                     keys.begin() + static_cast<std::ptrdiff_t>(end));
+    mean_ranks.push_back(tie_mean_rank_by_key(keys[begin], corruptions));
+    optimistic_ranks.push_back(tie_optimistic_rank_by_key(keys[begin], corruptions));
+    result.tied_ranks += is_tied(keys[begin], corruptions) ? 1 : 0;
+    for (RankKey& k : corruptions) k.tie_break = 0;
+    result.tied_on_score_alone += is_tied(RankKey{keys[begin].score, 0}, corruptions) ? 1 : 0;
   }
-  return {ranking_metrics(mean_ranks), ranking_metrics(optimistic_ranks)};
+  result.mean_ties = ranking_metrics(mean_ranks);
+  result.optimistic_ties = ranking_metrics(optimistic_ranks);
+  return result;
 }
 
 ClassificationResult evaluate_classification(const Model& model, const std::vector<Atom>& dev,

@@ -27,6 +27,9 @@ enum class ScoreSource { Model, ProofOnly, ComplexOnly, MaxOfBoth, MeanOfBoth };
 struct ScoreOptions {
   std::string index;  // overrides the model's fact index kind when not empty
   ScoreSource source = ScoreSource::Model;
+  // Rankings (ranking, countries) order exactly equal scores by the proofs'
+  // support (GoalScores); false: by the score alone, ties at the mean rank.
+  bool tie_break = true;
 };
 
 // The rule `source` scores `model` with: a plain model's only rule is Proof,
@@ -37,6 +40,9 @@ std::optional<Combine> scoring_rule(const Model& model, ScoreSource source);
 // std::invalid_argument for ComplexOnly, MaxOfBoth or MeanOfBoth on a model
 // trained without ComplEx.
 std::vector<double> score_atoms(const Model& model, const std::vector<Atom>& atoms, const ScoreOptions& options = {});
+// The keys rankings order atoms by: the score of score_atoms and, when
+// options.tie_break, the proof support (0 for ComplexOnly, which has no proofs).
+std::vector<RankKey> rank_keys(const Model& model, const std::vector<Atom>& atoms, const ScoreOptions& options = {});
 
 struct CountriesResult {
   double auc_pr = 0;  // average precision, in [0, 1]
@@ -51,6 +57,8 @@ CountriesResult evaluate_countries(const Model& model, const std::vector<std::st
 struct RankingResult {
   RankingMetrics mean_ties;
   RankingMetrics optimistic_ties;
+  int tied_ranks = 0;           // ranks where a corruption's key equals the true triple's
+  int tied_on_score_alone = 0;  // the same, comparing scores only (what the tie-break removes)
 };
 // The atoms a filtered ranking leaves out: the model's facts, the dev and
 // test facts it saw in training (Model::filter_facts), `test`, and the true

@@ -18,10 +18,21 @@ void check_sizes(const char* who, std::size_t scores, std::size_t labels) {
   if (scores == 0) throw std::invalid_argument(std::string(who) + ": no scores");
 }
 
-void check_not_nan(const char* who, const std::vector<double>& scores) {
-  for (double s : scores) {
-    if (std::isnan(s)) throw std::invalid_argument(std::string(who) + ": a score is NaN");
+bool is_nan(double s) { return std::isnan(s); }
+bool is_nan(const RankKey& k) { return std::isnan(k.score) || std::isnan(k.tie_break); }
+
+template <class Score>
+void check_not_nan(const char* who, const std::vector<Score>& scores) {
+  for (const Score& s : scores) {
+    if (is_nan(s)) throw std::invalid_argument(std::string(who) + ": a score is NaN");
   }
+}
+
+std::vector<RankKey> keys_of(const std::vector<double>& scores) {
+  std::vector<RankKey> keys;
+  keys.reserve(scores.size());
+  for (double s : scores) keys.push_back({s, 0});
+  return keys;
 }
 
 // Indices of `scores` ordered by score, highest first when `descending`.
@@ -34,16 +45,17 @@ std::vector<std::size_t> order_by_score(const std::vector<double>& scores, bool 
   return order;
 }
 
-// How many corruptions score strictly above, and exactly equal to, the true triple.
-std::pair<double, double> above_and_equal(const char* what, double true_score, const std::vector<double>& corruptions) {
+// How many corruptions rank strictly above, and exactly equal to, the true triple.
+std::pair<double, double> above_and_equal(const char* what, const RankKey& true_key,
+                                          const std::vector<RankKey>& corruptions) {
   // A NaN would compare false with everything and rank the triple first.
-  if (std::isnan(true_score)) throw std::invalid_argument(std::string(what) + ": the true score is NaN");
+  if (is_nan(true_key)) throw std::invalid_argument(std::string(what) + ": the true score is NaN");
   check_not_nan(what, corruptions);
   double greater = 0, equal = 0;
-  for (double s : corruptions) {
-    if (s > true_score) {
+  for (const RankKey& k : corruptions) {
+    if (k > true_key) {
       greater += 1;
-    } else if (s == true_score) {
+    } else if (k == true_key) {
       equal += 1;
     }
   }
@@ -56,20 +68,26 @@ std::pair<double, double> above_and_equal(const char* what, double true_score, c
 // scores (threshold i), precision_i = tp_i / (tp_i + fp_i) and recall_i =
 // tp_i / P; AP = sum_i (recall_i - recall_{i-1}) * precision_i, recall_0 = 0.
 double average_precision(const std::vector<double>& scores, const std::vector<int>& labels) {
-  check_sizes("average_precision", scores.size(), labels.size());
-  check_not_nan("average_precision", scores);
+  return average_precision_by_key(keys_of(scores), labels);
+}
+
+double average_precision_by_key(const std::vector<RankKey>& keys, const std::vector<int>& labels) {
+  check_sizes("average_precision", keys.size(), labels.size());
+  check_not_nan("average_precision", keys);
   long positives = 0;
   for (int l : labels) {
     if (l != 0 && l != 1) throw std::invalid_argument("average_precision: labels must be 0 or 1");
     positives += l;
   }
   if (positives == 0) throw std::invalid_argument("average_precision: no positive label");
-  const std::vector<std::size_t> order = order_by_score(scores, true);
+  std::vector<std::size_t> order(keys.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return keys[a] > keys[b]; });
   long tp = 0, fp = 0;
   double ap = 0, previous_recall = 0;
   for (std::size_t i = 0; i < order.size();) {
-    const double threshold = scores[order[i]];
-    for (; i < order.size() && scores[order[i]] == threshold; ++i) (labels[order[i]] == 1 ? tp : fp) += 1;
+    const RankKey threshold = keys[order[i]];
+    for (; i < order.size() && keys[order[i]] == threshold; ++i) (labels[order[i]] == 1 ? tp : fp) += 1;
     const double recall = static_cast<double>(tp) / static_cast<double>(positives);
     const double precision = static_cast<double>(tp) / static_cast<double>(tp + fp);
     ap += (recall - previous_recall) * precision;
@@ -79,12 +97,24 @@ double average_precision(const std::vector<double>& scores, const std::vector<in
 }
 
 double tie_mean_rank(double true_score, const std::vector<double>& corruption_scores) {
-  const auto [greater, equal] = above_and_equal("tie_mean_rank", true_score, corruption_scores);
-  return 1 + greater + equal / 2;
+  return tie_mean_rank_by_key(RankKey{true_score, 0}, keys_of(corruption_scores));
 }
 
 double tie_optimistic_rank(double true_score, const std::vector<double>& corruption_scores) {
-  return 1 + above_and_equal("tie_optimistic_rank", true_score, corruption_scores).first;
+  return tie_optimistic_rank_by_key(RankKey{true_score, 0}, keys_of(corruption_scores));
+}
+
+double tie_mean_rank_by_key(const RankKey& true_key, const std::vector<RankKey>& corruption_keys) {
+  const auto [greater, equal] = above_and_equal("tie_mean_rank", true_key, corruption_keys);
+  return 1 + greater + equal / 2;
+}
+
+double tie_optimistic_rank_by_key(const RankKey& true_key, const std::vector<RankKey>& corruption_keys) {
+  return 1 + above_and_equal("tie_optimistic_rank", true_key, corruption_keys).first;
+}
+
+bool is_tied(const RankKey& true_key, const std::vector<RankKey>& corruption_keys) {
+  return above_and_equal("is_tied", true_key, corruption_keys).second > 0;
 }
 
 RankingMetrics ranking_metrics(const std::vector<double>& ranks) {

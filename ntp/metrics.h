@@ -8,11 +8,26 @@
 
 namespace ntp {
 
+// What a ranking orders by: the score, and for atoms whose scores are exactly
+// equal a second value (`tie_break`, e.g. a prover's proof support), so that
+// ties are rare without the order among unequal scores ever changing.
+// Compared lexicographically; with tie_break 0 everywhere it is the score alone.
+struct RankKey {
+  double score = 0;
+  double tie_break = 0;
+};
+inline bool operator==(const RankKey& a, const RankKey& b) { return a.score == b.score && a.tie_break == b.tie_break; }
+inline bool operator>(const RankKey& a, const RankKey& b) {
+  return a.score > b.score || (a.score == b.score && a.tie_break > b.tie_break);
+}
+
 // Average precision of `scores` against 0/1 `labels`, as scikit-learn's
 // average_precision_score: sum over distinct score thresholds, from high to
 // low, of (recall_i - recall_{i-1}) * precision_i, where tied scores enter
 // together. Countries reports it (x100) as "AUC-PR". Throws if there is no positive.
 double average_precision(const std::vector<double>& scores, const std::vector<int>& labels);
+// The same with keys: atoms enter together only when both values are equal.
+double average_precision_by_key(const std::vector<RankKey>& keys, const std::vector<int>& labels);
 
 // The rank of a true triple's score among its corruptions' scores, 1 = best.
 // Ties are broken by the mean rank among equal scores: with g corruptions
@@ -23,6 +38,12 @@ double tie_mean_rank(double true_score, const std::vector<double>& corruption_sc
 // go below the true triple, rank = 1 + g. Reported beside the mean rank only
 // to compare with published figures.
 double tie_optimistic_rank(double true_score, const std::vector<double>& corruption_scores);
+// The same two ranks ordered by keys (equal = equal in both values).
+double tie_mean_rank_by_key(const RankKey& true_key, const std::vector<RankKey>& corruption_keys);
+double tie_optimistic_rank_by_key(const RankKey& true_key, const std::vector<RankKey>& corruption_keys);
+// Whether some corruption's key equals the true triple's: a rank decided by
+// the tie rule rather than by the scores (counted in evaluation reports).
+bool is_tied(const RankKey& true_key, const std::vector<RankKey>& corruption_keys);
 
 struct RankingMetrics {
   double mrr = 0, hits1 = 0, hits3 = 0, hits10 = 0;

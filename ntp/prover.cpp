@@ -439,13 +439,21 @@ std::vector<double> path_scores(const Model& model, const ProofBatch& batch) {
 }
 
 std::vector<double> score_goals(const Model& model, const ProofBatch& batch) {
+  return score_goals_with_support(model, batch).best;
+}
+
+GoalScores score_goals_with_support(const Model& model, const ProofBatch& batch) {
   const std::vector<double> paths = path_scores(model, batch);
-  std::vector<double> scores;
+  GoalScores scores;
   std::size_t next_path = 0;
   for (ad::Index count : batch.path_counts) {
-    double best = 0;
-    for (ad::Index p = 0; p < count; ++p, ++next_path) best = std::max(best, paths[next_path]);
-    scores.push_back(best);
+    double best = 0, support = 0;
+    for (ad::Index p = 0; p < count; ++p, ++next_path) {
+      best = std::max(best, paths[next_path]);
+      support += paths[next_path];
+    }
+    scores.best.push_back(best);
+    scores.support.push_back(support);
   }
   return scores;
 }

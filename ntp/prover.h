@@ -85,6 +85,19 @@ ad::Var score_goals(ad::Tape& tape, Model& model, const ProofBatch& batch, doubl
 
 // The same numbers without a tape (evaluation): plain loops over the paths.
 std::vector<double> score_goals(const Model& model, const ProofBatch& batch);
+// Evaluation's view of each goal: its score (the max over paths, as above)
+// and its proof support, the sum of all its paths' scores. Two atoms proven
+// equally well by their best paths (say through the same rule from facts that
+// match exactly, where the rule's own kernel is the min) still differ in how
+// much other proof they have; rankings use the support only to order such
+// exact ties (RankKey), so the method's scores and meaning are unchanged.
+// Exhaustive search (k = 0) keeps only each goal's best path (branch and
+// bound), so there the support is the score and breaks no tie.
+struct GoalScores {
+  std::vector<double> best;     // (goals)
+  std::vector<double> support;  // (goals)
+};
+GoalScores score_goals_with_support(const Model& model, const ProofBatch& batch);
 // The score of each path (min of its kernels), in ProofBatch::paths order.
 std::vector<double> path_scores(const Model& model, const ProofBatch& batch);
 // The kernel of one comparison with the model's current embeddings.

@@ -69,6 +69,26 @@ TEST_CASE("tie_mean_rank") {
   CHECK_THROWS_AS(ntp::tie_mean_rank(0.5, {0.1, std::nan("")}), std::invalid_argument);
 }
 
+TEST_CASE("rank keys order equal scores by their tie-break, and only those") {
+  using K = ntp::RankKey;
+  // True key (0.5, 2). Corruptions: (0.9, 0) beats it on the score whatever
+  // its tie-break; (0.5, 3) beats it on the tie-break; (0.5, 1) loses on it;
+  // (0.5, 2) is tied in both; (0.1, 9) loses on the score.
+  const std::vector<K> corruptions = {{0.9, 0}, {0.5, 3}, {0.5, 1}, {0.5, 2}, {0.1, 9}};
+  CHECK(ntp::tie_mean_rank_by_key({0.5, 2}, corruptions) == 3.5);        // 1 + 2 greater + 1 equal / 2
+  CHECK(ntp::tie_optimistic_rank_by_key({0.5, 2}, corruptions) == 3.0);  // 1 + 2 greater
+  CHECK(ntp::is_tied({0.5, 2}, corruptions));
+  CHECK_FALSE(ntp::is_tied({0.5, 2.5}, corruptions));
+  // With every tie-break at 0 the keys rank as the plain scores do.
+  CHECK(ntp::tie_mean_rank_by_key({0.5, 0}, {{0.9, 0}, {0.5, 0}, {0.1, 0}}) == ntp::tie_mean_rank(0.5, {0.9, 0.5, 0.1}));
+  CHECK_THROWS_AS(ntp::tie_mean_rank_by_key({0.5, std::nan("")}, {{0.1, 0}}), std::invalid_argument);
+  // Average precision: scores 0.8, 0.8, 0.3 with labels 1, 0, 1 tie at the top
+  // (AP 7/12, above); a tie-break putting the positive first gives ranks
+  // 1 (P), 2 (N), 3 (P): AP = (1/2)(1/1) + (1/2)(2/3) = 5/6.
+  CHECK(ntp::average_precision_by_key({{0.8, 1}, {0.8, 0}, {0.3, 0}}, {1, 0, 1}) == Approx(5.0 / 6.0));
+  CHECK(ntp::average_precision_by_key({{0.8, 0}, {0.8, 0}, {0.3, 0}}, {1, 0, 1}) == Approx(7.0 / 12.0));
+}
+
 TEST_CASE("ranking_metrics") {
   // ranks 1 2 3 4 10 11:
   // MRR = (1 + 1/2 + 1/3 + 1/4 + 1/10 + 1/11) / 6 = 2.2742424... / 6 = 0.3790404...

@@ -1,5 +1,6 @@
 // Tests of proof search and scoring: unification, rules, depth, masking, the
 // agreement of the tape and plain scoring, and fact selection backends.
+#include "ntp/evaluate.h"
 #include "ntp/parse.h"
 #include "ntp/prover.h"
 
@@ -8,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <numeric>
 #include <random>
 #include <sstream>
 #include <tuple>
@@ -109,6 +111,42 @@ TEST_CASE("a rule binds variables and its body is proven from facts") {
                                     std::min({k(P, p, q), k(C, b, c), k(C, a, c)}),
                                     std::min({k(P, p, p), k(C, b, c), k(C, a, c)})});
   CHECK(prove(m, {{atom(m, "p(b, a)"), -1}})[0] == doctest::Approx(std::max(via_rule, via_fact)).epsilon(1e-12));
+}
+
+TEST_CASE("proof support orders atoms whose best proofs tie, and nothing else") {
+  // p(a, b) and p(a, c) are both proven exactly, through q; only p(a, b) is
+  // also proven through r. Their scores are equal (the clipped kernel of an
+  // exact match), their support is not.
+  ntp::Model m = ntp::make_model(
+      make_kb("q(a,b).\nq(a,c).\nr(a,b).\np(z,z).\n", "p(X, Y) :- q(X, Y)\np(X, Y) :- r(X, Y)\n", true), 4,
+      exhaustive(1), 13);
+  m.prover.k_facts = 1;  // NTP 2.0: one path per rule (exhaustive search keeps only the best path)
+  const auto facts = ntp::make_fact_index(m, "table");
+  ntp::Prover prover(m, *facts, m.prover);
+  const ntp::ProofBatch batch = prover.search({{atom(m, "p(a, b)"), -1}, {atom(m, "p(a, c)"), -1}});
+  const ntp::GoalScores scores = ntp::score_goals_with_support(m, batch);
+  CHECK(scores.best == ntp::score_goals(m, batch));
+  CHECK(scores.best[0] == scores.best[1]);
+  CHECK(scores.support[0] > scores.support[1]);
+  // The support is the sum of the goal's path scores.
+  const std::vector<double> paths = ntp::path_scores(m, batch);
+  const auto first_goal_paths = static_cast<std::ptrdiff_t>(batch.path_counts[0]);
+  CHECK(scores.support[0] == doctest::Approx(std::accumulate(paths.begin(), paths.begin() + first_goal_paths, 0.0)));
+
+  // Ranking p(a, b) against its corruptions: tied with p(a, c) on the score,
+  // first once the support breaks the tie.
+  const Atom test = atom(m, "p(a, b)");
+  std::unordered_set<Atom, ntp::AtomHash> known(m.kb.facts.begin(), m.kb.facts.end());
+  known.insert(test);
+  ntp::ScoreOptions no_tie_break;
+  no_tie_break.tie_break = false;
+  const ntp::RankingResult plain = ntp::evaluate_ranking(m, {test}, known, no_tie_break);
+  const ntp::RankingResult broken = ntp::evaluate_ranking(m, {test}, known);
+  CHECK(plain.tied_ranks >= 1);
+  CHECK(broken.tied_on_score_alone == plain.tied_ranks);
+  CHECK(broken.tied_ranks < plain.tied_ranks);
+  CHECK(broken.mean_ties.mrr > plain.mean_ties.mrr);
+  CHECK(broken.optimistic_ties.mrr == plain.optimistic_ties.mrr);  // ties were already won optimistically
 }
 
 TEST_CASE("a two-atom rule chains a variable through both body atoms") {

@@ -305,16 +305,23 @@ int cmd_eval(int argc, char** argv) {
     ("index", "override the fact index (auto, table, brute, kdtree, hnsw)", cxxopts::value<std::string>()->default_value(""))
     ("score", "model (the model's own score), proof (proofs only), complex (ComplEx only), max or mean (of "
      "proof and ComplEx); the last three need an NTPλ model (--complex)", cxxopts::value<std::string>()->default_value("model"))
+    ("tie-break", "ranking and countries: order atoms whose scores are exactly equal by their proof support "
+     "(the sum of their proof paths' scores): support, or none (ties at the mean rank)",
+     cxxopts::value<std::string>()->default_value("support"))
     ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
     ("json", "print the metrics as one JSON object on the last line");
   const auto r = parse(o, argc, argv);
   check_non_negative(r, {"k", "threads"});
+  const std::string tie_break = r["tie-break"].as<std::string>();
+  if (tie_break != "support" && tie_break != "none")
+    throw UsageError("--tie-break is support or none, got '" + tie_break + "'");
   set_threads(r);
   ntp::Model model = ntp::load_model(get<std::string>(r, "model"));
   if (r.count("k")) model.prover.k_facts = r["k"].as<int>();
   ntp::ScoreOptions scoring;
   scoring.index = r["index"].as<std::string>();
   scoring.source = score_source(r["score"].as<std::string>(), model);
+  scoring.tie_break = tie_break == "support";
   const std::string protocol = get<std::string>(r, "protocol");
   const std::string test = get<std::string>(r, "test");
   std::string json;
@@ -338,8 +345,11 @@ int cmd_eval(int argc, char** argv) {
                 m.hits3, m.hits10, m.count);
     std::printf("MRR %.4f  HITS@1 %.4f  HITS@3 %.4f  HITS@10 %.4f  (ties optimistic, as the reference code)\n",
                 o.mrr, o.hits1, o.hits3, o.hits10);
-    // {"mrr":…,"hits@1":…,"hits@3":…,"hits@10":…,"optimistic":{the same four}}
-    json = "{" + ranking_fields(m) + ",\"optimistic\":{" + ranking_fields(o) + "}}";
+    std::printf("tied ranks: %d of %d (%d on the score alone%s)\n", result.tied_ranks, m.count,
+                result.tied_on_score_alone, scoring.tie_break ? ", before the tie-break by proof support" : "");
+    // {"mrr":…,"hits@1":…,"hits@3":…,"hits@10":…,"optimistic":{the same four},"tied_ranks":…,"tied_on_score":…}
+    json = "{" + ranking_fields(m) + ",\"optimistic\":{" + ranking_fields(o) + "},\"tied_ranks\":" +
+           std::to_string(result.tied_ranks) + ",\"tied_on_score\":" + std::to_string(result.tied_on_score_alone) + "}";
   } else if (protocol == "classification") {
     const auto dev = ntp::read_labelled_tsv(get<std::string>(r, "dev"), model.kb, ntp::NewSymbols::Refuse);
     const auto tst = ntp::read_labelled_tsv(test, model.kb, ntp::NewSymbols::Refuse);
