@@ -424,10 +424,20 @@ double kernel(const Model& model, const Comparison& c) {
   return std::exp(-std::sqrt(std::clamp(sq, ad::kMinSquaredDistance, ad::kMaxSquaredDistance)));
 }
 
-std::vector<double> path_scores(const Model& model, const ProofBatch& batch) {
+namespace {
+
+// Every distinct comparison's kernel with the model's current embeddings.
+std::vector<double> comparison_kernels(const Model& model, const ProofBatch& batch) {
   std::vector<double> kernels(batch.comparisons.size());
 #pragma omp parallel for schedule(static)
   for (std::size_t i = 0; i < kernels.size(); ++i) kernels[i] = kernel(model, batch.comparisons[i]);
+  return kernels;
+}
+
+}  // namespace
+
+std::vector<double> path_scores(const Model& model, const ProofBatch& batch) {
+  const std::vector<double> kernels = comparison_kernels(model, batch);
   std::vector<double> scores;
   scores.reserve(batch.paths.size());
   for (const ProofPath& path : batch.paths) {
@@ -443,14 +453,19 @@ std::vector<double> score_goals(const Model& model, const ProofBatch& batch) {
 }
 
 GoalScores score_goals_with_support(const Model& model, const ProofBatch& batch) {
-  const std::vector<double> paths = path_scores(model, batch);
+  const std::vector<double> kernels = comparison_kernels(model, batch);
   GoalScores scores;
   std::size_t next_path = 0;
   for (ad::Index count : batch.path_counts) {
     double best = 0, support = 0;
     for (ad::Index p = 0; p < count; ++p, ++next_path) {
-      best = std::max(best, paths[next_path]);
-      support += paths[next_path];
+      double min = 1, product = 1;
+      for (int c : batch.paths[next_path].comparisons) {
+        min = std::min(min, kernels[static_cast<std::size_t>(c)]);
+        product *= kernels[static_cast<std::size_t>(c)];
+      }
+      best = std::max(best, min);
+      support += product;
     }
     scores.best.push_back(best);
     scores.support.push_back(support);

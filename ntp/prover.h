@@ -86,13 +86,16 @@ ad::Var score_goals(ad::Tape& tape, Model& model, const ProofBatch& batch, doubl
 // The same numbers without a tape (evaluation): plain loops over the paths.
 std::vector<double> score_goals(const Model& model, const ProofBatch& batch);
 // Evaluation's view of each goal: its score (the max over paths, as above)
-// and its proof support, the sum of all its paths' scores. Two atoms proven
-// equally well by their best paths (say through the same rule from facts that
-// match exactly, where the rule's own kernel is the min) still differ in how
-// much other proof they have; rankings use the support only to order such
-// exact ties (RankKey), so the method's scores and meaning are unchanged.
+// and its proof support, the sum over its paths of the product of each
+// path's kernels. The min lets one comparison decide a path, so atoms often
+// tie exactly: every object corruption of p(a, b) whose nearest fact is
+// p(c, ·) scores k(a, c), and every path through a weak rule scores that
+// rule's own kernel, whatever the constants. The product still sees how well
+// the other symbols matched, and the sum how many paths there are.
+// Rankings use the support only to order exact ties (RankKey), so the
+// method's scores and meaning are unchanged.
 // Exhaustive search (k = 0) keeps only each goal's best path (branch and
-// bound), so there the support is the score and breaks no tie.
+// bound), so there the support looks at that path alone.
 struct GoalScores {
   std::vector<double> best;     // (goals)
   std::vector<double> support;  // (goals)

@@ -9,7 +9,6 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <numeric>
 #include <random>
 #include <sstream>
 #include <tuple>
@@ -128,10 +127,15 @@ TEST_CASE("proof support orders atoms whose best proofs tie, and nothing else") 
   CHECK(scores.best == ntp::score_goals(m, batch));
   CHECK(scores.best[0] == scores.best[1]);
   CHECK(scores.support[0] > scores.support[1]);
-  // The support is the sum of the goal's path scores.
-  const std::vector<double> paths = ntp::path_scores(m, batch);
-  const auto first_goal_paths = static_cast<std::ptrdiff_t>(batch.path_counts[0]);
-  CHECK(scores.support[0] == doctest::Approx(std::accumulate(paths.begin(), paths.begin() + first_goal_paths, 0.0)));
+  // The support is the sum over the goal's paths of the product of their kernels.
+  double support = 0;
+  for (ad::Index p = 0; p < batch.path_counts[0]; ++p) {
+    double product = 1;
+    for (int c : batch.paths[static_cast<std::size_t>(p)].comparisons)
+      product *= ntp::kernel(m, batch.comparisons[static_cast<std::size_t>(c)]);
+    support += product;
+  }
+  CHECK(scores.support[0] == doctest::Approx(support).epsilon(1e-12));
 
   // Ranking p(a, b) against its corruptions: tied with p(a, c) on the score,
   // first once the support breaks the tie.
