@@ -116,7 +116,15 @@ std::string shell_quote(const std::string& arg) {
   return s + "'";
 }
 
+// A default as cxxopts wants it: text.
+std::string text(double v) { return json_number(v); }
+std::string text(bool v) { return v ? "true" : "false"; }
+
 int cmd_train(int argc, char** argv) {
+  // The defaults are the library's (ModelOptions, TrainOptions in ntp.h and
+  // train.h): one recipe, chosen on the dev splits of every benchmark.
+  const ntp::ModelOptions model_defaults;
+  const ntp::TrainOptions train_defaults;
   cxxopts::Options o("ntp train", "Train a neural theorem prover on facts and rule templates.");
   o.add_options()
     ("train", "training facts (.nl or .tsv)", cxxopts::value<std::string>())
@@ -124,34 +132,39 @@ int cmd_train(int argc, char** argv) {
     ("dev", "dev facts: their symbols get embeddings; they filter rankings", cxxopts::value<std::string>())
     ("test", "test facts: as --dev", cxxopts::value<std::string>())
     ("model", "where to write the model", cxxopts::value<std::string>())
-    ("dim", "embedding dimension", cxxopts::value<int>()->default_value("100"))
-    ("epochs", "passes over the training facts", cxxopts::value<int>()->default_value("100"))
-    ("batch", "positive facts per step", cxxopts::value<int>()->default_value("10"))
-    ("lr", "learning rate", cxxopts::value<double>()->default_value("0.001"))
-    ("l2", "L2 regularisation", cxxopts::value<double>()->default_value("0.001"))
-    ("clip", "element-wise gradient clip (0 = off)", cxxopts::value<double>()->default_value("1"))
-    ("optimizer", "adam, adagrad or sgd", cxxopts::value<std::string>()->default_value("adam"))
-    ("negatives", "corruptions per positive", cxxopts::value<int>()->default_value("2"))
+    ("dim", "embedding dimension", cxxopts::value<int>()->default_value(std::to_string(model_defaults.dim)))
+    ("epochs", "passes over the training facts", cxxopts::value<int>()->default_value(std::to_string(train_defaults.epochs)))
+    ("batch", "positive facts per step", cxxopts::value<int>()->default_value(std::to_string(train_defaults.batch)))
+    ("lr", "learning rate", cxxopts::value<double>()->default_value(text(train_defaults.learning_rate)))
+    ("l2", "L2 regularisation (see --l2-unit)", cxxopts::value<double>()->default_value(text(train_defaults.l2)))
+    ("l2-unit", "what --l2 measures: step (every optimiser step's coefficient, as in NTP) or epoch (one pass "
+     "over the data, spread over its steps, so one value suits KBs of any size)",
+     cxxopts::value<std::string>()->default_value(ntp::l2_unit_name(train_defaults.l2_unit)))
+    ("clip", "element-wise gradient clip (0 = off)", cxxopts::value<double>()->default_value(text(train_defaults.clip)))
+    ("optimizer", "adam, adagrad or sgd", cxxopts::value<std::string>()->default_value(train_defaults.optimizer))
+    ("negatives", "corruptions per positive", cxxopts::value<int>()->default_value(std::to_string(train_defaults.negatives)))
     ("mask", "what a training fact's proofs may not use: fact (itself) or pair (every fact between "
              "its constants, e.g. its inverse; for KBs stored with inverses, such as WN11)",
-     cxxopts::value<std::string>()->default_value("fact"))
-    ("depth", "maximum rule applications per proof", cxxopts::value<int>()->default_value("1"))
-    ("k", "facts kept per or-step (0 = all: exhaustive NTP)", cxxopts::value<int>()->default_value("1"))
-    ("k-rules", "rules kept per or-step (0 = all)", cxxopts::value<int>()->default_value("0"))
+     cxxopts::value<std::string>()->default_value(ntp::training_mask_name(train_defaults.mask)))
+    ("depth", "maximum rule applications per proof", cxxopts::value<int>()->default_value(std::to_string(model_defaults.prover.depth)))
+    ("k", "facts kept per or-step (0 = all: exhaustive NTP)", cxxopts::value<int>()->default_value(std::to_string(model_defaults.prover.k_facts)))
+    ("k-rules", "rules kept per or-step (0 = all)", cxxopts::value<int>()->default_value(std::to_string(model_defaults.prover.k_rules)))
     ("index", "fact index: auto, table, brute, kdtree, hnsw (auto: table when the constants fit a C x C table, "
-     "else hnsw)", cxxopts::value<std::string>()->default_value("auto"))
-    ("complex", "NTPλ: train ComplEx jointly on the same embeddings; score = max(NTP, ComplEx) (see --combine)")
+     "else hnsw)", cxxopts::value<std::string>()->default_value(model_defaults.prover.index))
+    ("complex", "NTPλ: train ComplEx jointly on the same embeddings and join the two scores (see --combine); "
+     "--complex=false trains the plain prover", cxxopts::value<bool>()->default_value(text(model_defaults.prover.complex))->implicit_value("true"))
     ("combine", "NTPλ's score: max or mean of the proof and ComplEx scores, or proof (the proof score alone: "
-     "ComplEx only shapes the embeddings in training)", cxxopts::value<std::string>()->default_value("max"))
+     "ComplEx only shapes the embeddings in training)",
+     cxxopts::value<std::string>()->default_value(ntp::combine_name(model_defaults.prover.combine)))
     ("attention", "rule slots are softmax mixes of the KB's predicates (GNTP's attention), so rules cannot drift "
      "away from real relations; `ntp rules` reads them off the attention")
     ("explore", "exploration: score a goal in training by a soft max over its proof paths at this temperature, "
      "annealed to the hard max by the middle epoch, so that rules not yet winning get gradient (0 = off)",
-     cxxopts::value<double>()->default_value("0"))
+     cxxopts::value<double>()->default_value(text(train_defaults.explore)))
     ("refresh", "steps between fact-index updates with the moved embeddings (0 = every step)",
-     cxxopts::value<int>()->default_value("0"))
+     cxxopts::value<int>()->default_value(std::to_string(train_defaults.index.update_every)))
     ("recall-every", "steps between measurements of an approximate index's recall@1 against exact search "
-     "(0 = never)", cxxopts::value<int>()->default_value("100"))
+     "(0 = never)", cxxopts::value<int>()->default_value(std::to_string(train_defaults.recall_every)))
     ("profile", "print where each epoch's time goes (proof search, retrieval, index maintenance, forward, "
      "backward, optimiser)")
     ("seed", "random seed", cxxopts::value<unsigned long long>()->default_value("0"))
@@ -169,10 +182,14 @@ int cmd_train(int argc, char** argv) {
     ("quiet", "no progress output");
   const auto r = parse(o, argc, argv);
   check_non_negative(r, {"k", "k-rules", "refresh", "recall-every", "threads", "depth", "epochs", "negatives", "eval-every"});
+  ntp::L2Unit l2_unit;
+  if (!ntp::l2_unit_from_name(r["l2-unit"].as<std::string>(), &l2_unit))
+    throw UsageError("--l2-unit is step or epoch, got '" + r["l2-unit"].as<std::string>() + "'");
   ntp::TrainingMask mask;
   if (!ntp::training_mask_from_name(r["mask"].as<std::string>(), &mask))
     throw UsageError("--mask is fact or pair, got '" + r["mask"].as<std::string>() + "'");
-  if (r.count("complex") && r["dim"].as<int>() % 2 != 0) throw UsageError("--complex needs an even --dim");
+  const bool complex = r["complex"].as<bool>();
+  if (complex && r["dim"].as<int>() % 2 != 0) throw UsageError("--complex needs an even --dim");
   if (r["dim"].as<int>() <= 0 || r["dim"].as<int>() > ntp::kMaxDim)
     throw UsageError("--dim must be in 1.." + std::to_string(ntp::kMaxDim) + ", got " + std::to_string(r["dim"].as<int>()));
   if (!ntp::is_fact_index_kind(r["index"].as<std::string>()))
@@ -181,7 +198,7 @@ int cmd_train(int argc, char** argv) {
   ntp::Combine combine_rule = ntp::Combine::Max;
   if (!ntp::combine_from_name(combine, &combine_rule))
     throw UsageError("--combine is max, mean or proof, got '" + combine + "'");
-  if (r.count("combine") && !r.count("complex")) throw UsageError("--combine needs --complex (it joins NTP and ComplEx)");
+  if (r.count("combine") && !complex) throw UsageError("--combine needs --complex (it joins NTP and ComplEx)");
   if (!(r["explore"].as<double>() >= 0))
     throw UsageError("--explore is a temperature >= 0 (0 = off), got " + std::to_string(r["explore"].as<double>()));
   if (r["depth"].as<int>() > ntp::ProverConfig::kMaxDepth)
@@ -208,7 +225,7 @@ int cmd_train(int argc, char** argv) {
   m.prover.k_facts = r["k"].as<int>();
   m.prover.k_rules = r["k-rules"].as<int>();
   m.prover.index = r["index"].as<std::string>();
-  m.prover.complex = r.count("complex") > 0;
+  m.prover.complex = complex;
   m.prover.combine = combine_rule;
   m.attention = r.count("attention") > 0;
 
@@ -219,6 +236,7 @@ int cmd_train(int argc, char** argv) {
   t.mask = mask;
   t.learning_rate = r["lr"].as<double>();
   t.l2 = r["l2"].as<double>();
+  t.l2_unit = l2_unit;
   t.clip = r["clip"].as<double>();
   t.optimizer = r["optimizer"].as<std::string>();
   t.explore = r["explore"].as<double>();
