@@ -157,9 +157,18 @@ TrainingData read_training_data(const std::string& train, const std::string& tem
 // From text in memory, in the .nl and .nlt formats (errors name "facts" and "templates").
 TrainingData training_data_from_text(const std::string& facts_nl, const std::string& templates_nlt = "");
 
+// The recipe's prover (see TrainOptions): NTPλ, a goal scored by the mean of
+// its proof score and its ComplEx score; k = 1, depth 1.
+inline ProverConfig recipe_prover() {
+  ProverConfig c;
+  c.complex = true;
+  c.combine = Combine::Mean;
+  return c;
+}
+
 struct ModelOptions {
   int dim = 100;
-  ProverConfig prover;
+  ProverConfig prover = recipe_prover();
   std::uint64_t seed = 0;
   bool attention = false;  // rule slots attend over the KB predicates (rule_attention.h)
 };

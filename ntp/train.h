@@ -46,14 +46,17 @@ enum class L2Unit { Step, Epoch };
 const char* l2_unit_name(L2Unit unit);                        // "step", "epoch"
 bool l2_unit_from_name(const std::string& name, L2Unit* unit);  // false if unknown
 
+// The defaults are one recipe for every benchmark, chosen on their dev splits
+// together (docs/RESULTS.md, "One recipe"); NTP's own settings were lr 1e-3,
+// L2 1e-3 per step and 2 negatives.
 struct TrainOptions {
   int epochs = 100;
   int batch = 10;                 // positives per step
-  int negatives = 2;              // corruptions per positive
+  int negatives = 4;              // corruptions per positive
   TrainingMask mask = TrainingMask::Fact;
-  double learning_rate = 1e-3;
-  double l2 = 1e-3;
-  L2Unit l2_unit = L2Unit::Step;
+  double learning_rate = 0.01;
+  double l2 = 0.1;
+  L2Unit l2_unit = L2Unit::Epoch;
   double clip = 1.0;              // element-wise gradient clip, 0 = off
   std::string optimizer = "adam";
   // Exploration: > 0 scores a goal in training by a soft max over its proof

@@ -30,12 +30,14 @@ const ntp::Reasoner& trained() {
     ntp::ModelOptions mo;
     mo.dim = 10;
     mo.seed = 3;
+    mo.prover = ntp::ProverConfig{};  // the plain prover: scores are proof scores
     ntp::Model m = ntp::new_model(ntp::training_data_from_text(inverse_facts(), "2  #1(X, Y) :- #2(Y, X).\n"), mo);
     ntp::TrainOptions t;
     t.epochs = 60;
     t.batch = 4;
     t.learning_rate = 0.05;
     t.l2 = 0;
+    t.negatives = 2;
     t.seed = 3;
     ntp::train(m, t, nullptr);
     const std::string path = std::string(NTP_BINARY_DIR) + "/api_test.ntp";

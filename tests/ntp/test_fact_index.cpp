@@ -127,6 +127,7 @@ TEST_CASE("training through an HNSW index probes its recall and splits its time"
   m = ntp::make_model(m.kb, 8, config, 2);
   ntp::TrainOptions o;
   o.epochs = 1;
+  o.negatives = 2;
   o.recall_every = 5;
   o.profile = true;
   std::vector<ntp::EpochReport> reports;

@@ -91,6 +91,7 @@ ntp::Model trained_with_attention(std::uint64_t seed, double explore) {
   o.batch = 4;
   o.learning_rate = 0.01;
   o.l2 = 0;
+  o.negatives = 2;
   o.seed = seed;
   o.explore = explore;
   ntp::train(m, o, nullptr);
