@@ -160,14 +160,6 @@ bool training_mask_from_name(const std::string& name, TrainingMask* mask) {
   return true;
 }
 
-const char* l2_unit_name(L2Unit unit) { return unit == L2Unit::Epoch ? "epoch" : "step"; }
-
-bool l2_unit_from_name(const std::string& name, L2Unit* unit) {
-  if (name != "step" && name != "epoch") return false;
-  *unit = name == "epoch" ? L2Unit::Epoch : L2Unit::Step;
-  return true;
-}
-
 NonFiniteError::NonFiniteError(int epoch, std::size_t step, const std::string& what)
     : std::runtime_error("training stopped at epoch " + std::to_string(epoch) + ", step " + std::to_string(step) + ": " +
                          what + " (try a smaller --lr or --clip; the model was not saved)"),
@@ -186,11 +178,9 @@ void train(Model& model, const TrainOptions& o, std::ostream* progress,
                                 "and explore >= 0");
   const std::size_t n = model.kb.facts.size();
   if (n == 0) throw std::invalid_argument("no training facts");
-  const std::size_t batch = static_cast<std::size_t>(o.batch);
-  const std::size_t steps_per_epoch = (n + batch - 1) / batch;
   ad::OptimizerOptions opt;
   opt.learning_rate = o.learning_rate;
-  opt.l2 = o.l2_unit == L2Unit::Epoch ? o.l2 / static_cast<double>(steps_per_epoch) : o.l2;
+  opt.l2 = o.l2;
   opt.clip = o.clip;
   auto optimizer = ad::make_optimizer(o.optimizer, opt);
   const std::unique_ptr<FactIndex> facts = make_fact_index(model, model.prover.index, o.index);
@@ -206,6 +196,8 @@ void train(Model& model, const TrainOptions& o, std::ostream* progress,
   std::mt19937_64 probe_rng(o.seed ^ 0x9e3779b97f4a7c15ull);  // never disturbs training's draws
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), std::size_t{0});
+  const std::size_t batch = static_cast<std::size_t>(o.batch);
+  const std::size_t steps_per_epoch = (n + batch - 1) / batch;
   // Resuming: the position, the random generators, the order and the
   // optimiser's moments as they were; the fact index was built above from
   // the embeddings, which are the model's own.

@@ -33,30 +33,16 @@ enum class TrainingMask { Fact, Pair };
 const char* training_mask_name(TrainingMask mask);                        // "fact", "pair"
 bool training_mask_from_name(const std::string& name, TrainingMask* mask);  // false if unknown
 
-// What TrainOptions::l2 measures.
-//   Step   the L2 coefficient of every optimiser step (NTP's convention).
-//   Epoch  the L2 of one pass over the data: each step applies l2 / (steps
-//          per epoch). Each step's L2 pulls the rows it touches towards 0, so
-//          with a per-step coefficient a KB with five times the facts (five
-//          times the steps) is regularised five times as hard per epoch: on
-//          the dev splits Nations (159 steps an epoch) wanted 1e-3 per step
-//          and Kinship (854) 1e-4, i.e. about 0.1 per epoch both
-//          (docs/RESULTS.md). Per epoch, one value suits KBs of any size.
-enum class L2Unit { Step, Epoch };
-const char* l2_unit_name(L2Unit unit);                        // "step", "epoch"
-bool l2_unit_from_name(const std::string& name, L2Unit* unit);  // false if unknown
-
 // The defaults are one recipe for every benchmark, chosen on their dev splits
 // together (docs/RESULTS.md, "One recipe"); NTP's own settings were lr 1e-3,
-// L2 1e-3 per step and 2 negatives.
+// L2 1e-3 and 2 negatives.
 struct TrainOptions {
   int epochs = 100;
   int batch = 10;                 // positives per step
   int negatives = 4;              // corruptions per positive
   TrainingMask mask = TrainingMask::Fact;
   double learning_rate = 0.01;
-  double l2 = 0.1;
-  L2Unit l2_unit = L2Unit::Epoch;
+  double l2 = 1e-4;               // per step, on the rows the step touched
   double clip = 1.0;              // element-wise gradient clip, 0 = off
   std::string optimizer = "adam";
   // Exploration: > 0 scores a goal in training by a soft max over its proof

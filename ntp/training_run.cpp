@@ -134,7 +134,7 @@ std::string training_settings(const TrainingData& data, const ModelOptions& m, c
   s << "dim=" << m.dim << "\ndepth=" << m.prover.depth << "\nk=" << m.prover.k_facts << "\nk-rules=" << m.prover.k_rules
     << "\nindex=" << m.prover.index << "\ncomplex=" << m.prover.complex << "\ncombine=" << combine_name(m.prover.combine)
     << "\nseed=" << m.seed << "\nbatch=" << t.batch << "\nnegatives=" << t.negatives << "\nmask=" << training_mask_name(t.mask)
-    << "\nlr=" << number(t.learning_rate) << "\nl2=" << number(t.l2) << "\nl2_unit=" << l2_unit_name(t.l2_unit) << "\nclip=" << number(t.clip)
+    << "\nlr=" << number(t.learning_rate) << "\nl2=" << number(t.l2) << "\nclip=" << number(t.clip)
     << "\noptimizer=" << t.optimizer << "\nrefresh=" << t.index.update_every << "\nrecall-every=" << t.recall_every
     << "\neval-every=" << r.eval_every << "\nkeep=" << keep_name(r.keep) << "\ndata=" << data_hash(data) << "\n";
   // Only when on: checkpoints from before these options still resume.

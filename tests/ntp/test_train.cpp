@@ -319,28 +319,3 @@ TEST_CASE("pair masking changes training only where facts share their constants"
   CHECK(trained(lone, ntp::TrainingMask::Pair) == trained(lone, ntp::TrainingMask::Fact));
   std::remove(path.c_str());
 }
-
-TEST_CASE("an L2 per epoch is the same L2 spread over the epoch's steps") {
-  // 17 facts at batch 4: 5 steps an epoch. 0.01 per step is 0.05 per epoch.
-  InverseKb data;
-  const ntp::Model start = ntp::make_model(data.kb, 10, ntp::ProverConfig{}, 3);
-  auto trained = [&](double l2, ntp::L2Unit unit) {
-    ntp::Model m = start;
-    ntp::TrainOptions o = quick_options();
-    o.epochs = 5;
-    o.l2 = l2;
-    o.l2_unit = unit;
-    ntp::train(m, o, nullptr);
-    return m;
-  };
-  const ntp::Model per_step = trained(0.01, ntp::L2Unit::Step);
-  const ntp::Model per_epoch = trained(0.05, ntp::L2Unit::Epoch);
-  const ntp::Model none = trained(0, ntp::L2Unit::Step);
-  CHECK((per_epoch.constants.value - per_step.constants.value).cwiseAbs().maxCoeff() < 1e-12);
-  CHECK((per_epoch.predicates.value - per_step.predicates.value).cwiseAbs().maxCoeff() < 1e-12);
-  CHECK((none.constants.value - per_step.constants.value).cwiseAbs().maxCoeff() > 1e-4);  // L2 did something
-  ntp::L2Unit unit;
-  CHECK(ntp::l2_unit_from_name("epoch", &unit));
-  CHECK(unit == ntp::L2Unit::Epoch);
-  CHECK_FALSE(ntp::l2_unit_from_name("batch", &unit));
-}

@@ -136,10 +136,7 @@ int cmd_train(int argc, char** argv) {
     ("epochs", "passes over the training facts", cxxopts::value<int>()->default_value(std::to_string(train_defaults.epochs)))
     ("batch", "positive facts per step", cxxopts::value<int>()->default_value(std::to_string(train_defaults.batch)))
     ("lr", "learning rate", cxxopts::value<double>()->default_value(text(train_defaults.learning_rate)))
-    ("l2", "L2 regularisation (see --l2-unit)", cxxopts::value<double>()->default_value(text(train_defaults.l2)))
-    ("l2-unit", "what --l2 measures: step (every optimiser step's coefficient, as in NTP) or epoch (one pass "
-     "over the data, spread over its steps, so one value suits KBs of any size)",
-     cxxopts::value<std::string>()->default_value(ntp::l2_unit_name(train_defaults.l2_unit)))
+    ("l2", "L2 regularisation (each step, on the embeddings it touched)", cxxopts::value<double>()->default_value(text(train_defaults.l2)))
     ("clip", "element-wise gradient clip (0 = off)", cxxopts::value<double>()->default_value(text(train_defaults.clip)))
     ("optimizer", "adam, adagrad or sgd", cxxopts::value<std::string>()->default_value(train_defaults.optimizer))
     ("negatives", "corruptions per positive", cxxopts::value<int>()->default_value(std::to_string(train_defaults.negatives)))
@@ -182,9 +179,6 @@ int cmd_train(int argc, char** argv) {
     ("quiet", "no progress output");
   const auto r = parse(o, argc, argv);
   check_non_negative(r, {"k", "k-rules", "refresh", "recall-every", "threads", "depth", "epochs", "negatives", "eval-every"});
-  ntp::L2Unit l2_unit;
-  if (!ntp::l2_unit_from_name(r["l2-unit"].as<std::string>(), &l2_unit))
-    throw UsageError("--l2-unit is step or epoch, got '" + r["l2-unit"].as<std::string>() + "'");
   ntp::TrainingMask mask;
   if (!ntp::training_mask_from_name(r["mask"].as<std::string>(), &mask))
     throw UsageError("--mask is fact or pair, got '" + r["mask"].as<std::string>() + "'");
@@ -236,7 +230,6 @@ int cmd_train(int argc, char** argv) {
   t.mask = mask;
   t.learning_rate = r["lr"].as<double>();
   t.l2 = r["l2"].as<double>();
-  t.l2_unit = l2_unit;
   t.clip = r["clip"].as<double>();
   t.optimizer = r["optimizer"].as<std::string>();
   t.explore = r["explore"].as<double>();
