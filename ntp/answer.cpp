@@ -71,9 +71,7 @@ std::vector<Answer> Reasoner::answer(const std::string& text, int top) const {
   const std::vector<Atom> atoms = groundings(query, v, constants);
   // Ordered as the ranking protocol orders them: by score, equal scores by
   // proof support, then by constant order.
-  ScoreOptions scoring;
-  scoring.index = options_.index;
-  const std::vector<RankKey> keys = rank_keys(model_, atoms, scoring);
+  const std::vector<RankKey> keys = rank_keys(model_, atoms, scoring());
   std::vector<std::size_t> order(atoms.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   const std::size_t keep = std::min(order.size(), static_cast<std::size_t>(top));

@@ -120,8 +120,9 @@ RankingResult evaluate_ranking(const Model& model, const std::vector<Atom>& test
     mean_ranks.push_back(tie_mean_rank_by_key(keys[begin], corruptions));
     optimistic_ranks.push_back(tie_optimistic_rank_by_key(keys[begin], corruptions));
     result.tied_ranks += is_tied(keys[begin], corruptions) ? 1 : 0;
-    for (RankKey& k : corruptions) k.tie_break = 0;
-    result.tied_on_score_alone += is_tied(RankKey{keys[begin].score, 0}, corruptions) ? 1 : 0;
+    const bool tied_on_score = std::any_of(corruptions.begin(), corruptions.end(),
+                                           [&](const RankKey& k) { return k.score == keys[begin].score; });
+    result.tied_on_score_alone += tied_on_score ? 1 : 0;
   }
   result.mean_ties = ranking_metrics(mean_ranks);
   result.optimistic_ties = ranking_metrics(optimistic_ranks);

@@ -35,13 +35,11 @@ std::vector<RankKey> keys_of(const std::vector<double>& scores) {
   return keys;
 }
 
-// Indices of `scores` ordered by score, highest first when `descending`.
-std::vector<std::size_t> order_by_score(const std::vector<double>& scores, bool descending) {
+// Indices of `scores` from the lowest score to the highest.
+std::vector<std::size_t> order_by_score(const std::vector<double>& scores) {
   std::vector<std::size_t> order(scores.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return descending ? scores[a] > scores[b] : scores[a] < scores[b];
-  });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return scores[a] < scores[b]; });
   return order;
 }
 
@@ -148,7 +146,7 @@ double best_threshold(const std::vector<double>& scores, const std::vector<int>&
     if (l != 1 && l != -1) throw std::invalid_argument("best_threshold: labels must be 1 or -1");
     correct += l == 1 ? 1 : 0;
   }
-  const std::vector<std::size_t> order = order_by_score(scores, false);
+  const std::vector<std::size_t> order = order_by_score(scores);
   double best = scores[order.front()] - 1;
   long best_correct = correct;
   for (std::size_t i = 0; i < order.size();) {

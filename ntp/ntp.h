@@ -123,6 +123,7 @@ class Reasoner {
 
  private:
   std::unique_ptr<FactIndex> fact_index() const;  // built for each call: a Reasoner may be shared by threads
+  ScoreOptions scoring() const;                   // how score() and answer() score: the SearchOptions' index
   Explanation explain(const Atom& atom, int top_proofs, FactIndex& facts) const;
   Model model_;
   SearchOptions options_;

@@ -426,46 +426,56 @@ double kernel(const Model& model, const Comparison& c) {
 
 namespace {
 
-// Every distinct comparison's kernel with the model's current embeddings.
-std::vector<double> comparison_kernels(const Model& model, const ProofBatch& batch) {
+// A proof path's score (the min of its kernels) and the product of its
+// kernels (what proof support sums), in ProofBatch::paths order.
+struct PathValue {
+  double min = 1;
+  double product = 1;
+};
+
+std::vector<PathValue> path_values(const Model& model, const ProofBatch& batch) {
   std::vector<double> kernels(batch.comparisons.size());
 #pragma omp parallel for schedule(static)
   for (std::size_t i = 0; i < kernels.size(); ++i) kernels[i] = kernel(model, batch.comparisons[i]);
-  return kernels;
+  std::vector<PathValue> values(batch.paths.size());
+  for (std::size_t p = 0; p < values.size(); ++p)
+    for (int c : batch.paths[p].comparisons) {
+      values[p].min = std::min(values[p].min, kernels[static_cast<std::size_t>(c)]);
+      values[p].product *= kernels[static_cast<std::size_t>(c)];
+    }
+  return values;
 }
 
 }  // namespace
 
 std::vector<double> path_scores(const Model& model, const ProofBatch& batch) {
-  const std::vector<double> kernels = comparison_kernels(model, batch);
   std::vector<double> scores;
   scores.reserve(batch.paths.size());
-  for (const ProofPath& path : batch.paths) {
-    double score = 1;
-    for (int c : path.comparisons) score = std::min(score, kernels[static_cast<std::size_t>(c)]);
-    scores.push_back(score);
-  }
+  for (const PathValue& v : path_values(model, batch)) scores.push_back(v.min);
   return scores;
 }
 
 std::vector<double> score_goals(const Model& model, const ProofBatch& batch) {
-  return score_goals_with_support(model, batch).best;
+  const std::vector<double> paths = path_scores(model, batch);
+  std::vector<double> scores;
+  std::size_t next_path = 0;
+  for (ad::Index count : batch.path_counts) {
+    double best = 0;
+    for (ad::Index p = 0; p < count; ++p, ++next_path) best = std::max(best, paths[next_path]);
+    scores.push_back(best);
+  }
+  return scores;
 }
 
 GoalScores score_goals_with_support(const Model& model, const ProofBatch& batch) {
-  const std::vector<double> kernels = comparison_kernels(model, batch);
+  const std::vector<PathValue> paths = path_values(model, batch);
   GoalScores scores;
   std::size_t next_path = 0;
   for (ad::Index count : batch.path_counts) {
     double best = 0, support = 0;
     for (ad::Index p = 0; p < count; ++p, ++next_path) {
-      double min = 1, product = 1;
-      for (int c : batch.paths[next_path].comparisons) {
-        min = std::min(min, kernels[static_cast<std::size_t>(c)]);
-        product *= kernels[static_cast<std::size_t>(c)];
-      }
-      best = std::max(best, min);
-      support += product;
+      best = std::max(best, paths[next_path].min);
+      support += paths[next_path].product;
     }
     scores.best.push_back(best);
     scores.support.push_back(support);

@@ -65,10 +65,14 @@ std::vector<double> Reasoner::score(const std::vector<std::string>& atoms) const
   return score_ground_atoms(parsed);
 }
 
-std::vector<double> Reasoner::score_ground_atoms(const std::vector<Atom>& atoms) const {
+ScoreOptions Reasoner::scoring() const {
   ScoreOptions o;
   o.index = options_.index;
-  return score_atoms(model_, atoms, o);
+  return o;
+}
+
+std::vector<double> Reasoner::score_ground_atoms(const std::vector<Atom>& atoms) const {
+  return score_atoms(model_, atoms, scoring());
 }
 
 std::vector<InducedRule> Reasoner::rules(double min_confidence) const { return induced_rules(model_, min_confidence); }

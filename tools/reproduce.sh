@@ -80,9 +80,38 @@ first_metric() {
   "$ntp" eval --model "$model" "$@" --score "$score" --json | tail -n 1 | sed -E 's/^\{"[a-z_]+":([0-9.e+-]+).*/\1/'
 }
 
+# per_set_recipe SET K: the older per-data-set recipe's options, one per line,
+# each chosen on the dev split (docs/RESULTS.md).
+per_set_recipe() {
+  local set=$1 k=$2
+  printf '%s\n' "${OLD_DEFAULTS[@]}"
+  case $set in
+    countries_s*)
+      printf '%s\n' --batch 50
+      if [[ $set == countries_s2 || ( $set == countries_s3 && $k == 0 ) ]]; then
+        printf '%s\n' --complex --combine proof --lr 0.01
+      elif [[ $set == countries_s3 ]]; then
+        printf '%s\n' --lr 0.01
+      fi ;;
+    nations|umls|kinship)
+      # NTPλ with the mean rule; lr 0.02 for Nations, 0.005 for UMLS with
+      # k = 1, else 0.01; Nations with 4 negatives instead of 2; with k = 1,
+      # UMLS with L2 1e-4 and 4 negatives, and Kinship with L2 1e-4.
+      local lr=0.01
+      [[ $set == nations ]] && lr=0.02
+      [[ $set == umls && $k == 1 ]] && lr=0.005
+      printf '%s\n' --batch 10 --complex --combine mean --lr $lr
+      if [[ $set == nations ]]; then printf '%s\n' --negatives 4; fi
+      if [[ $set == umls && $k == 1 ]]; then printf '%s\n' --l2 0.0001 --negatives 4; fi
+      if [[ $set == kinship && $k == 1 ]]; then printf '%s\n' --l2 0.0001; fi ;;
+  esac
+}
+
 # run SET K SEED: trains, evaluates, prints a table row.
 run() {
-  local set=$1 k=$2 seed=$3 tag=$out/$1.k$2.seed$3 dir=$data/$1/ntp metric recipe eval_args run_epochs=$epochs recall=-
+  local set=$1 k=$2 seed=$3 tag=$out/$1.k$2.seed$3 dir=$data/$1/ntp metric eval_args run_epochs=$epochs recall=-
+  local recipe=()  # the defaults: nothing to add
+  [[ $recipe_kind == per-set ]] && mapfile -t recipe < <(per_set_recipe "$set" "$k")
   case $set in
     countries_s*)
       local s=${set#countries_s}
@@ -91,31 +120,12 @@ run() {
         [[ -f $out/$set.dev/train.nl ]] || tools/countries_dev.sh "$s" 0 "$out/$set.dev" 2> /dev/null
         train=$out/$set.dev/train.nl countries=$out/$set.dev/dev.txt
       fi
-      recipe=("${OLD_DEFAULTS[@]}" --batch 50)
-      # Chosen on the dev split, per data set and k (docs/RESULTS.md).
-      if [[ $set == countries_s2 || ( $set == countries_s3 && $k == 0 ) ]]; then
-        recipe+=(--complex --combine proof --lr 0.01)
-      elif [[ $set == countries_s3 ]]; then
-        recipe+=(--lr 0.01)
-      fi
-      [[ $recipe_kind == defaults ]] && recipe=()
       /usr/bin/time -v -o "$tag.time" "$ntp" train --train "$train" --templates "$dir/countries_S$s.nlt" \
         --model "$tag.model" --k "$k" --epochs "$epochs" --seed "$seed" --threads 1 --quiet "${recipe[@]}" "${extra[@]}" \
         2> "$tag.log"
       metric=auc_pr
       eval_args=(--protocol countries --test "$countries" --regions "$dir/regions.txt" --truth "$dir/countries.nl") ;;
     nations|umls|kinship)
-      local lr=0.01
-      [[ $set == nations ]] && lr=0.02
-      [[ $set == umls && $k == 1 ]] && lr=0.005
-      recipe=("${OLD_DEFAULTS[@]}" --batch 10 --complex --combine mean --lr $lr)
-      # Chosen on dev (docs/RESULTS.md): Nations with 4 negatives instead of 2;
-      # with k = 1, UMLS with lr 0.005, L2 1e-4 instead of 1e-3 and 4
-      # negatives, and Kinship with L2 1e-4.
-      if [[ $set == nations ]]; then recipe+=(--negatives 4); fi
-      if [[ $set == umls && $k == 1 ]]; then recipe+=(--l2 0.0001 --negatives 4); fi
-      if [[ $set == kinship && $k == 1 ]]; then recipe+=(--l2 0.0001); fi
-      [[ $recipe_kind == defaults ]] && recipe=()
       /usr/bin/time -v -o "$tag.time" "$ntp" train --train "$dir/train.nl" --templates "$dir/$set.nlt" --dev "$dir/dev.nl" \
         --test "$dir/test.nl" --model "$tag.model" --k "$k" --epochs "$epochs" --seed "$seed" --threads 1 --quiet \
         "${recipe[@]}" "${extra[@]}" 2> "$tag.log"

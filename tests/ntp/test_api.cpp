@@ -4,6 +4,7 @@
 #include "ntp/ntp.h"
 
 #include "../dot_graph.h"
+#include "inverse_rule_training.h"
 
 #include <doctest/doctest.h>
 #include <omp.h>
@@ -32,14 +33,7 @@ const ntp::Reasoner& trained() {
     mo.seed = 3;
     mo.prover = ntp::ProverConfig{};  // the plain prover: scores are proof scores
     ntp::Model m = ntp::new_model(ntp::training_data_from_text(inverse_facts(), "2  #1(X, Y) :- #2(Y, X).\n"), mo);
-    ntp::TrainOptions t;
-    t.epochs = 60;
-    t.batch = 4;
-    t.learning_rate = 0.05;
-    t.l2 = 0;
-    t.negatives = 2;
-    t.seed = 3;
-    ntp::train(m, t, nullptr);
+    ntp::train(m, inverse_rule_training(3, 0.05), nullptr);
     const std::string path = std::string(NTP_BINARY_DIR) + "/api_test.ntp";
     ntp::save_model(m, path);
     ntp::Reasoner loaded = ntp::Reasoner::load(path);

@@ -9,6 +9,7 @@
 #include "ntp/rules.h"
 #include "ntp/train.h"
 
+#include "inverse_rule_training.h"
 #include "table_gradcheck.h"
 
 #include <doctest/doctest.h>
@@ -86,13 +87,7 @@ namespace {
 ntp::Model trained_with_attention(std::uint64_t seed, double explore) {
   ntp::Model m = ntp::make_model(inverse_kb(), 10, ntp::ProverConfig{}, seed);
   ntp::add_rule_attention(m, seed);
-  ntp::TrainOptions o;
-  o.epochs = 60;
-  o.batch = 4;
-  o.learning_rate = 0.01;
-  o.l2 = 0;
-  o.negatives = 2;
-  o.seed = seed;
+  ntp::TrainOptions o = inverse_rule_training(seed, 0.01);
   o.explore = explore;
   ntp::train(m, o, nullptr);
   return m;

@@ -5,6 +5,8 @@
 #include "ntp/rules.h"
 #include "ntp/train.h"
 
+#include "inverse_rule_training.h"
+
 #include <doctest/doctest.h>
 #include <omp.h>
 
@@ -40,16 +42,7 @@ struct InverseKb {
 
 double mean(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()); }
 
-ntp::TrainOptions quick_options() {
-  ntp::TrainOptions o;
-  o.epochs = 60;
-  o.batch = 4;
-  o.learning_rate = 0.05;
-  o.l2 = 0;
-  o.negatives = 2;  // the settings these tests were written for (not the recipe's)
-  o.seed = 3;
-  return o;
-}
+ntp::TrainOptions quick_options() { return inverse_rule_training(3, 0.05); }
 
 }  // namespace
 
