@@ -4,7 +4,7 @@
 // protocol ranks: every constant is put in for X, each grounding is scored by
 // the model (proof search, and ComplEx for NTPλ), and the best are kept and
 // explained. A variable that occurs twice gets the same constant at both places.
-#include "ntp/explain.h"
+#include "ntp/prover/explain.h"
 #include "ntp/ntp.h"
 
 #include <algorithm>

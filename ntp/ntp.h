@@ -23,70 +23,20 @@
 // underneath, for programs that want them.
 #pragma once
 
-#include "ntp/evaluate.h"
-#include "ntp/model.h"
-#include "ntp/parse.h"
-#include "ntp/rules.h"
-#include "ntp/train.h"
-#include "ntp/training_run.h"
+#include "ntp/eval/evaluate.h"
+#include "ntp/model/model.h"
+#include "ntp/kb/parse.h"
+#include "ntp/model/rules.h"
+#include "ntp/train/train.h"
+#include "ntp/train/training_run.h"
+#include "ntp/prover/explanation.h"
+#include "ntp/train/training_data.h"
 
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace ntp {
-
-// ---- explanations ---------------------------------------------------------
-
-// A variable and the symbol it was bound to.
-struct Binding {
-  std::string variable;
-  std::string value;
-};
-
-// Two symbols unification compared, and the kernel between their embeddings.
-struct SymbolMatch {
-  std::string goal_symbol;     // from the atom being proven, e.g. "grandfatherOf"
-  std::string matched_symbol;  // from the fact or rule head, e.g. "#1"
-  double score = 1;            // exp(-‖θ_goal - θ_matched‖)
-};
-
-// One `or` step of a proof: an atom proven by a fact or by a rule.
-struct Step {
-  int depth = 0;                    // rule applications above this step (0: the query itself)
-  std::string goal;                 // the atom as asked, variables by name: "#2(m15, Z)"
-  bool by_rule = false;
-  int id = -1;                      // index into Model::rules or Model::kb.facts
-  std::string used;                 // "fatherOf(m15, m3)" or "#1(X, Y) :- #2(X, Z), #3(Z, Y)"
-  std::string reading;              // a rule read with its nearest KB predicates ("" for a fact)
-  double confidence = 1;            // that reading's confidence (rules.h)
-  std::vector<Binding> substitution;  // what this step bound: a rule's head variables, a goal's variables
-  std::vector<SymbolMatch> matches; // the symbol pairs compared
-  double score = 1;                 // min over matches (1 when nothing was compared)
-};
-
-struct Proof {
-  double score = 0;  // min over its steps
-  std::vector<Step> steps;  // depth first, in the order the prover took them
-};
-
-struct Explanation {
-  std::string atom;         // the atom proven, as the program writes atoms
-  double score = 0;         // the model's score: the best proof's, joined with ComplEx for NTPλ
-  double proof_score = 0;   // the best proof's score
-  double complex_score = -1;  // NTPλ models: the ComplEx score; -1 otherwise
-  std::size_t proofs_searched = 0;
-  std::vector<Proof> proofs;  // best first, at most the number asked for
-};
-
-// A binding of a query's variables that the model believes, with its score.
-struct Answer {
-  std::vector<Binding> bindings;  // one per variable of the query, in order of appearance
-  std::string atom;               // the query with the bindings put in
-  double score = 0;               // the model's score of `atom`
-  bool known = false;             // `atom` is a fact of the KB
-  Proof best_proof;               // empty (no steps) if no proof was found
-};
 
 // How a Reasoner searches; defaults are the model's own settings.
 struct SearchOptions {
@@ -140,41 +90,5 @@ std::string to_json(const Explanation& explanation);
 std::string to_json(const std::string& query, const std::vector<Answer>& answers);
 // `text` with JSON's escapes, quoted.
 std::string json_string(const std::string& text);
-
-// ---- building a KB and a model ---------------------------------------------
-
-// What training reads: the KB (facts and templates) and the true atoms of the
-// dev and test files (their symbols get embeddings; they filter rankings).
-struct TrainingData {
-  KnowledgeBase kb;
-  std::vector<Atom> dev, test;              // true atoms
-  std::vector<LabelledAtom> dev_labelled;   // a labelled dev file's atoms, true and false (WN11)
-};
-
-// From files (.nl/.tsv facts, .nlt/.pl templates; "" for none). The dev and
-// test files may be labelled TSV, whose positives count.
-TrainingData read_training_data(const std::string& train, const std::string& templates = "",
-                                const std::string& dev = "", const std::string& test = "");
-// From text in memory, in the .nl and .nlt formats (errors name "facts" and "templates").
-TrainingData training_data_from_text(const std::string& facts_nl, const std::string& templates_nlt = "");
-
-// The recipe's prover (see TrainOptions): NTPλ, a goal scored by the mean of
-// its proof score and its ComplEx score; k = 1, depth 1.
-inline ProverConfig recipe_prover() {
-  ProverConfig c;
-  c.complex = true;
-  c.combine = Combine::Mean;
-  return c;
-}
-
-struct ModelOptions {
-  int dim = 100;
-  ProverConfig prover = recipe_prover();
-  std::uint64_t seed = 0;
-  bool attention = false;  // rule slots attend over the KB predicates (rule_attention.h)
-};
-// A model with fresh embeddings over the data's KB; the dev and test atoms
-// become Model::filter_facts. Throws std::invalid_argument for bad sizes.
-Model new_model(TrainingData data, const ModelOptions& options);
 
 }  // namespace ntp

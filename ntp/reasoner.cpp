@@ -1,8 +1,9 @@
 // ntp/reasoner.cpp: Reasoner: loading, proving with explanations, scoring
 // and reading rules (ntp.h). Answering queries is in answer.cpp.
-#include "ntp/complex.h"
-#include "ntp/explain.h"
+#include "ntp/model/complex.h"
+#include "ntp/prover/explain.h"
 #include "ntp/ntp.h"
+#include "ntp/index/make_fact_index.h"
 
 #include <algorithm>
 #include <numeric>
@@ -12,8 +13,7 @@ namespace ntp {
 
 Reasoner::Reasoner(Model model, SearchOptions options) : model_(std::move(model)), options_(std::move(options)) {
   if (options_.k >= 0) model_.prover.k_facts = options_.k;
-  if (!options_.index.empty() && !is_fact_index_kind(options_.index))
-    throw std::invalid_argument("unknown fact index '" + options_.index + "' (expected " + fact_index_kinds() + ")");
+  if (!options_.index.empty()) check_fact_index_kind(options_.index);
   readings_ = read_rules(model_);
 }
 

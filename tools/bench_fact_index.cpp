@@ -10,7 +10,9 @@
 // `--moved-from EARLIER` measures freshness instead: HNSW graphs built on an
 // earlier model's constants, moved to the later model's in place, relinked,
 // or built afresh.
-#include "ntp/fact_index.h"
+#include "ntp/index/fact_index.h"
+#include "ntp/index/make_fact_index.h"
+#include "ntp/index/recall.h"
 
 #include <cxxopts.hpp>
 

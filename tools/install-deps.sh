@@ -6,7 +6,7 @@
 #        libFuzzer and LLVM's OpenMP runtime, which only `make fuzz` uses)
 set -euo pipefail
 
-packages=(g++ cmake make pkg-config libeigen3-dev libnanoflann-dev doctest-dev libcxxopts-dev)
+packages=(g++ cmake make pkg-config python3 libeigen3-dev libnanoflann-dev doctest-dev libcxxopts-dev)
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(libhnswlib-dev hyperfine)
 elif [[ "${1:-}" == "--fuzz" ]]; then

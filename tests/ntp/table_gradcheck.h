@@ -3,7 +3,7 @@
 // entry by entry (double precision; inputs must be away from kinks).
 #pragma once
 
-#include "ntp/model.h"
+#include "ntp/model/model.h"
 
 #include <doctest/doctest.h>
 

@@ -1,7 +1,7 @@
 // ComplEx scores of NTPλ: the value by hand, tape against plain, and the
 // gradient against finite differences.
 #include "autodiff/ops.h"
-#include "ntp/complex.h"
+#include "ntp/model/complex.h"
 
 #include "table_gradcheck.h"
 

@@ -2,8 +2,10 @@
 // index answers like one built from scratch (exactly, for the exact engines),
 // and an HNSW index keeps its recall through many rounds of moves; and of the
 // training loop's recall probe and time split.
-#include "ntp/constant_index.h"
-#include "ntp/train.h"
+#include "ntp/index/constant_index.h"
+#include "ntp/train/train.h"
+#include "ntp/index/make_fact_index.h"
+#include "ntp/index/recall.h"
 
 #include <doctest/doctest.h>
 

@@ -1,7 +1,7 @@
 // tests/ntp/test_kb.cpp: Vocabulary, AtomHash, KnowledgeBase::add_fact and printing.
 #include <doctest/doctest.h>
 
-#include "ntp/kb.h"
+#include "ntp/kb/kb.h"
 
 using ntp::Atom;
 using ntp::KnowledgeBase;

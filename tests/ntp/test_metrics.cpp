@@ -1,7 +1,7 @@
 // tests/ntp/test_metrics.cpp: the evaluation metrics on cases worked out by hand.
 #include <doctest/doctest.h>
 
-#include "ntp/metrics.h"
+#include "ntp/eval/metrics.h"
 
 #include <cmath>
 #include <stdexcept>

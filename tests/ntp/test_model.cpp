@@ -2,9 +2,9 @@
 // near the integer limits refused before they allocate, unseekable streams,
 // inconsistent contents, make_model's size limits, and a save killed
 // (SIGKILL) at random points leaving a loadable model behind.
-#include "ntp/limits.h"
-#include "ntp/model.h"
-#include "ntp/parse.h"
+#include "ntp/kb/limits.h"
+#include "ntp/model/model.h"
+#include "ntp/kb/parse.h"
 #include "tests/memory_limit.h"
 #include "tests/pipe_buffer.h"
 

@@ -2,7 +2,7 @@
 // their error messages, and (when the data sets are present) the real files.
 #include <doctest/doctest.h>
 
-#include "ntp/parse.h"
+#include "ntp/kb/parse.h"
 
 #include <algorithm>
 #include <cstdlib>

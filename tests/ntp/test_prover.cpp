@@ -1,10 +1,11 @@
 // Tests of proof search and scoring: unification, rules, depth, masking, the
 // agreement of the tape and plain scoring, and fact selection backends.
-#include "ntp/evaluate.h"
-#include "ntp/parse.h"
-#include "ntp/prover.h"
+#include "ntp/eval/evaluate.h"
+#include "ntp/kb/parse.h"
+#include "ntp/prover/prover.h"
 
 #include "table_gradcheck.h"
+#include "ntp/index/make_fact_index.h"
 
 #include <doctest/doctest.h>
 

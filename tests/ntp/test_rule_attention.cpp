@@ -2,15 +2,16 @@
 // the gradient finite differences give, the slots' rows follow the mix,
 // training decodes the right relation, and model files keep the attention
 // (files from before it still load).
-#include "ntp/evaluate.h"
-#include "ntp/parse.h"
-#include "ntp/prover.h"
-#include "ntp/rule_attention.h"
-#include "ntp/rules.h"
-#include "ntp/train.h"
+#include "ntp/eval/evaluate.h"
+#include "ntp/kb/parse.h"
+#include "ntp/prover/prover.h"
+#include "ntp/model/rule_attention.h"
+#include "ntp/model/rules.h"
+#include "ntp/train/train.h"
 
 #include "inverse_rule_training.h"
 #include "table_gradcheck.h"
+#include "ntp/index/make_fact_index.h"
 
 #include <doctest/doctest.h>
 

@@ -1,9 +1,9 @@
 // Training end to end on a tiny KB: learning must raise the scores of
 // held-out facts that a rule derives, and save/load must keep the model.
-#include "ntp/evaluate.h"
-#include "ntp/parse.h"
-#include "ntp/rules.h"
-#include "ntp/train.h"
+#include "ntp/eval/evaluate.h"
+#include "ntp/kb/parse.h"
+#include "ntp/model/rules.h"
+#include "ntp/train/train.h"
 
 #include "inverse_rule_training.h"
 

@@ -4,7 +4,7 @@
 // library's API (ntp/ntp.h), and prints the result; it reports errors as one line on stderr with exit code 1
 // (2 for bad usage). Progress goes to stderr; results to stdout, and with
 // --json a single JSON object is the last line of stdout.
-#include "ntp/limits.h"
+#include "ntp/kb/limits.h"
 #include "ntp/ntp.h"
 
 #include <cxxopts.hpp>

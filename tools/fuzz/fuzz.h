@@ -4,7 +4,7 @@
 // readers. Built only by `make fuzz` (CMake option NTP_FUZZ).
 #pragma once
 
-#include "ntp/parse.h"
+#include "ntp/kb/parse.h"
 
 #include <cstdint>
 #include <cstdio>

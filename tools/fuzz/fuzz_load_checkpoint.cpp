@@ -1,7 +1,7 @@
 // tools/fuzz/fuzz_load_checkpoint.cpp: libFuzzer target for load_checkpoint
 // on bytes. Any input is refused with std::runtime_error (never bad_alloc) or
 // gives a checkpoint whose fact order is a permutation of its model's facts.
-#include "ntp/checkpoint.h"
+#include "ntp/train/checkpoint.h"
 #include "tools/fuzz/fuzz.h"
 
 #include <stdexcept>

@@ -2,7 +2,7 @@
 // Any input is refused with std::runtime_error (never bad_alloc: libFuzzer's
 // -malloc_limit_mb turns a huge allocation into a finding) or gives a model
 // whose rules, tables and vocabularies agree.
-#include "ntp/model.h"
+#include "ntp/model/model.h"
 #include "tools/fuzz/fuzz.h"
 
 #include <stdexcept>

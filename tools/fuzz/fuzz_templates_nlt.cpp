@@ -1,7 +1,7 @@
 // tools/fuzz/fuzz_templates_nlt.cpp: libFuzzer target for the .nlt template
 // reader. Any input is refused with a ParseError or read as templates within
 // the limits of ntp/limits.h, whose printed form reads back the same.
-#include "ntp/limits.h"
+#include "ntp/kb/limits.h"
 #include "tools/fuzz/fuzz.h"
 
 namespace {

@@ -1,7 +1,7 @@
 // tools/fuzz/fuzz_templates_pl.cpp: libFuzzer target for the gntp .pl clause
 // reader. Any input is refused with a ParseError or read as clauses within
 // the limits of ntp/limits.h.
-#include "ntp/limits.h"
+#include "ntp/kb/limits.h"
 #include "tools/fuzz/fuzz.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -5,9 +5,9 @@
 // from the data files instead (tools/fuzz/run.sh).
 #include "ann/hnsw.h"
 #include "ann/synthetic.h"
-#include "ntp/checkpoint.h"
-#include "ntp/model.h"
-#include "ntp/parse.h"
+#include "ntp/train/checkpoint.h"
+#include "ntp/model/model.h"
+#include "ntp/kb/parse.h"
 
 #include <atomic>
 #include <cstdio>

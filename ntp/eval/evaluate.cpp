@@ -1,0 +1,170 @@
+// ntp/eval/evaluate.cpp: the evaluation protocols (see evaluate.h).
+#include "ntp/eval/evaluate.h"
+
+#include "ntp/model/complex.h"
+#include "ntp/prover/prover.h"
+#include "ntp/index/make_fact_index.h"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+namespace ntp {
+
+namespace {
+
+// Goals are proven in chunks so that the proof batch stays small in memory.
+constexpr std::size_t kChunk = 256;
+
+}  // namespace
+
+std::optional<Combine> scoring_rule(const Model& model, ScoreSource source) {
+  switch (source) {
+    case ScoreSource::Model: return model.prover.complex ? model.prover.combine : Combine::Proof;
+    case ScoreSource::ProofOnly: return Combine::Proof;
+    case ScoreSource::ComplexOnly: return std::nullopt;
+    case ScoreSource::MaxOfBoth: return Combine::Max;
+    case ScoreSource::MeanOfBoth: return Combine::Mean;
+  }
+  return std::nullopt;
+}
+
+std::vector<double> score_atoms(const Model& model, const std::vector<Atom>& atoms, const ScoreOptions& options) {
+  ScoreOptions scores_only = options;
+  scores_only.tie_break = false;
+  std::vector<double> scores;
+  scores.reserve(atoms.size());
+  for (const RankKey& key : rank_keys(model, atoms, scores_only)) scores.push_back(key.score);
+  return scores;
+}
+
+std::vector<RankKey> rank_keys(const Model& model, const std::vector<Atom>& atoms, const ScoreOptions& options) {
+  const std::optional<Combine> rule = scoring_rule(model, options.source);
+  if (rule != Combine::Proof && !model.prover.complex)
+    throw std::invalid_argument("the model was trained without ComplEx (ntp train --complex)");
+  std::vector<RankKey> keys(atoms.size());
+  if (!rule) {
+    const std::vector<double> link = complex_scores(model, atoms);
+    for (std::size_t i = 0; i < atoms.size(); ++i) keys[i].score = link[i];
+    return keys;
+  }
+  const std::unique_ptr<FactIndex> facts = make_fact_index(model, options.index.empty() ? model.prover.index : options.index);
+  Prover prover(model, *facts, model.prover);
+  for (std::size_t begin = 0; begin < atoms.size(); begin += kChunk) {
+    std::vector<Goal> goals;
+    for (std::size_t i = begin; i < std::min(atoms.size(), begin + kChunk); ++i) goals.push_back({atoms[i], -1});
+    const GoalScores chunk = score_goals_with_support(model, prover.search(goals));
+    for (std::size_t j = 0; j < goals.size(); ++j) {
+      keys[begin + j].score = chunk.best[j];
+      if (options.tie_break) keys[begin + j].tie_break = chunk.support[j];
+    }
+  }
+  if (rule == Combine::Proof) return keys;  // a plain model, or ComplEx left out of the score
+  const std::vector<double> link = complex_scores(model, atoms);
+  for (std::size_t i = 0; i < keys.size(); ++i) keys[i].score = join_scores(*rule, keys[i].score, link[i]);
+  return keys;
+}
+
+CountriesResult evaluate_countries(const Model& model, const std::vector<std::string>& test_countries,
+                                   const std::vector<std::string>& regions, const std::vector<Atom>& truth,
+                                   const ScoreOptions& options) {
+  const int located_in = model.kb.predicates.find("locatedIn");
+  if (located_in < 0) throw std::invalid_argument("countries protocol: the model has no predicate 'locatedIn'");
+  std::unordered_set<Atom, AtomHash> true_facts(truth.begin(), truth.end());
+  auto constant = [&](const std::string& name) {
+    const int id = model.kb.constants.find(name);
+    if (id < 0) throw std::invalid_argument("countries protocol: unknown constant '" + name + "'");
+    return id;
+  };
+  std::vector<Atom> atoms;
+  std::vector<int> labels;
+  for (const std::string& c : test_countries)
+    for (const std::string& r : regions) {
+      Atom a{located_in, {constant(c), constant(r)}};
+      labels.push_back(true_facts.count(a) ? 1 : 0);
+      atoms.push_back(std::move(a));
+    }
+  CountriesResult result;
+  const std::vector<RankKey> keys = rank_keys(model, atoms, options);
+  result.auc_pr = average_precision_by_key(keys, labels);
+  result.scored = static_cast<int>(keys.size());
+  result.positives = static_cast<int>(std::count(labels.begin(), labels.end(), 1));
+  return result;
+}
+
+RankingResult evaluate_ranking(const Model& model, const std::vector<Atom>& test,
+                                const std::unordered_set<Atom, AtomHash>& known, const ScoreOptions& options) {
+  // For each test triple and each corrupted side: the true atom first, then
+  // every corruption that is not a known fact.
+  std::vector<Atom> atoms;
+  std::vector<std::pair<std::size_t, std::size_t>> groups;  // [begin, end) in atoms
+  for (const Atom& t : test) {
+    if (t.args.empty()) continue;
+    for (std::size_t side : {std::size_t{0}, t.args.size() - 1}) {
+      const std::size_t begin = atoms.size();
+      atoms.push_back(t);
+      for (int c = 0; c < model.kb.constants.size(); ++c) {
+        Atom corrupted = t;
+        corrupted.args[side] = c;
+        if (corrupted != t && !known.count(corrupted)) atoms.push_back(std::move(corrupted));
+      }
+      groups.emplace_back(begin, atoms.size());
+      if (t.args.size() == 1) break;
+    }
+  }
+  const std::vector<RankKey> keys = rank_keys(model, atoms, options);
+  RankingResult result;
+  std::vector<double> mean_ranks, optimistic_ranks;
+  for (const auto& [begin, end] : groups) {
+    std::vector<RankKey> corruptions(keys.begin() + static_cast<std::ptrdiff_t>(begin) + 1,
+                                     keys.begin() + static_cast<std::ptrdiff_t>(end));
+    mean_ranks.push_back(tie_mean_rank_by_key(keys[begin], corruptions));
+    optimistic_ranks.push_back(tie_optimistic_rank_by_key(keys[begin], corruptions));
+    result.tied_ranks += is_tied(keys[begin], corruptions) ? 1 : 0;
+    const double true_score = keys[begin].score;  // a lambda may not capture a structured binding (C++17)
+    const bool tied_on_score = std::any_of(corruptions.begin(), corruptions.end(),
+                                           [&](const RankKey& k) { return k.score == true_score; });
+    result.tied_on_score_alone += tied_on_score ? 1 : 0;
+  }
+  result.mean_ties = ranking_metrics(mean_ranks);
+  result.optimistic_ties = ranking_metrics(optimistic_ranks);
+  return result;
+}
+
+ClassificationResult evaluate_classification(const Model& model, const std::vector<Atom>& dev,
+                                             const std::vector<int>& dev_labels, const std::vector<Atom>& test,
+                                             const std::vector<int>& test_labels, const ScoreOptions& options) {
+  if (dev.size() != dev_labels.size() || test.size() != test_labels.size())
+    throw std::invalid_argument("classification: atoms and labels differ in number");
+  const std::vector<double> dev_scores = score_atoms(model, dev, options);
+  const std::vector<double> test_scores = score_atoms(model, test, options);
+  ClassificationResult r;
+  const double global = best_threshold(dev_scores, dev_labels);
+  r.accuracy_global = accuracy(test_scores, test_labels, global);
+  r.dev_accuracy_global = accuracy(dev_scores, dev_labels, global);
+
+  // Per relation: a threshold from that relation's dev atoms (the global one
+  // for a relation absent from dev).
+  std::map<int, std::pair<std::vector<double>, std::vector<int>>> dev_by_rel;
+  for (std::size_t i = 0; i < dev.size(); ++i) {
+    dev_by_rel[dev[i].predicate].first.push_back(dev_scores[i]);
+    dev_by_rel[dev[i].predicate].second.push_back(dev_labels[i]);
+  }
+  std::map<int, double> threshold;
+  for (const auto& [rel, data] : dev_by_rel) threshold[rel] = best_threshold(data.first, data.second);
+  auto per_relation_accuracy = [&](const std::vector<Atom>& atoms, const std::vector<double>& scores,
+                                   const std::vector<int>& labels) {
+    std::size_t correct = 0;
+    for (std::size_t i = 0; i < atoms.size(); ++i) {
+      const auto it = threshold.find(atoms[i].predicate);
+      const double th = it == threshold.end() ? global : it->second;
+      correct += ((scores[i] >= th) == (labels[i] > 0)) ? 1 : 0;
+    }
+    return atoms.empty() ? 0.0 : static_cast<double>(correct) / static_cast<double>(atoms.size());
+  };
+  r.accuracy_per_relation = per_relation_accuracy(test, test_scores, test_labels);
+  r.dev_accuracy_per_relation = per_relation_accuracy(dev, dev_scores, dev_labels);
+  return r;
+}
+
+}  // namespace ntp

@@ -1,0 +1,86 @@
+// ntp/index/constant_index.h: fact search through the constants, for large KBs.
+//
+// A key distance splits into a predicate part and one part per ground
+// position (fact_index.h):
+//     D(q, f) = d(θ_p, θ_pf) + cd(q, f),   cd(q, f) = Σ_i d(θ_{q_i}, θ_{f_i}).
+// KBs have few predicates (WN11: 11) and many constants (38,588), so the
+// search runs per *constant tuple* (the goal's constants at its ground
+// positions) and per KB predicate g: the facts of g with the smallest cd,
+// then each query adds its own d(θ_p, θ_g) and merges the groups. Every rule
+// body q_r(Y, X) of a goal p(X, Y) shares one tuple, so one search serves the
+// goal's twenty rules.
+//
+// Which facts are looked at (Lookup):
+//   Scan     all of them, with cd from one matrix-vector product per goal
+//            constant: exact, O(C d + F) per tuple, nothing to maintain.
+//   Hnsw     candidates are the facts that hold, at some ground position i,
+//            one of the M constants nearest to the goal's constant there,
+//            found in an HNSW graph over the constant embeddings (100-d,
+//            C points, instead of 300-d fact keys). A fact that is not a
+//            candidate has every cd term beyond its position's M-th
+//            neighbour, r_i, so if the k-th best found is within
+//            min_g d(θ_p, θ_g) + Σ_i r_i the answer is exact ("certified");
+//            otherwise M doubles, up to max_neighbours.
+//   KdTree   as Hnsw with an exact k-d tree, widening until certified: exact.
+// Predicate rows never enter the graph, so the many steps that move
+// predicate embeddings cost no maintenance; a moved constant is relinked in
+// place (ann::Hnsw::update), every `update_every` steps. Candidates are
+// always scored with the current embeddings (a live float copy).
+#pragma once
+
+#include "ann/index.h"
+#include "ntp/index/fact_index.h"
+
+#include <memory>
+#include <vector>
+
+namespace ntp {
+
+class ConstantIndex : public FactIndex {
+ public:
+  enum class Lookup { Scan, KdTree, Hnsw };
+  ConstantIndex(const Model& model, Lookup lookup, const FactIndexOptions& options = {});
+  ~ConstantIndex() override;
+
+  void all_moved() override;
+  bool exact() const override { return lookup_ != Lookup::Hnsw; }
+  std::string name() const override;
+
+ protected:
+  std::vector<std::vector<int>> search(const std::vector<FactQuery>& queries, int want) override;
+  void apply_moved(const MovedRows& rows) override;
+
+ private:
+  struct TupleSearch;  // the per-tuple work, in constant_index.cpp
+  // The m constants nearest to constant c in the graph, and the largest of
+  // their current squared distances to c (infinity when the graph holds < m).
+  struct Neighbourhood {
+    std::vector<int> constants;   // c first
+    std::vector<float> distances; // (constants): squared distance to c
+    float radius = 0;
+  };
+  Neighbourhood neighbourhood(int c, int m) const;
+
+  // Facts holding constant c at position `position` among the facts of `arity`.
+  struct Adjacency {
+    std::vector<int> offsets;  // (C + 1)
+    std::vector<int> facts;    // facts with constant c at offsets[c] .. offsets[c + 1]
+  };
+  Adjacency make_adjacency(const std::vector<int>& facts, int position, int num_constants) const;
+  const Adjacency& adjacency(int arity, int position) const;
+  void copy_constant(int c);
+  void rebuild_graph();
+
+  Lookup lookup_;
+  FactIndexOptions options_;
+  int update_every_;            // steps between relinks of the moved constants
+  ann::RowMatrix points_;       // (C, d) float copy of the constant table, always current
+  Eigen::VectorXf norms_;       // (C) squared norms of points_ rows
+  std::vector<std::vector<Adjacency>> adjacency_;  // [arity][position]
+  std::unique_ptr<ann::Index> graph_;  // Hnsw or KdTree lookups: over points_, possibly stale
+  std::vector<int> pending_;           // constants moved since the graph last saw them
+  std::vector<char> is_pending_;       // (C)
+  int steps_since_update_ = 0;
+};
+
+}  // namespace ntp

@@ -1,0 +1,57 @@
+// ntp/model/config.h: the settings of proof search, plain values a model
+// stores (ProverConfig) or a user tunes (FactIndexOptions). No embeddings
+// here, so the public API can name them without the tape.
+#pragma once
+
+#include <string>
+
+namespace ntp {
+
+// How an NTPλ model joins its two scores of an atom, the proof score and the
+// ComplEx score. Training is the same for all three (the sum of the two
+// cross-entropies); only the final score differs.
+//   Max    max(proof, ComplEx): NTP.md's rule.
+//   Mean   their mean: the second opinion also orders atoms whose best score
+//          is equal, as proofs over exact facts often are (docs/RESULTS.md).
+//   Proof  the proof score alone: ComplEx only shapes the shared embeddings
+//          during training, as an auxiliary task.
+enum class Combine { Max = 0, Mean = 1, Proof = 2 };  // the values are stored in model files
+const char* combine_name(Combine rule);  // "max", "mean", "proof"
+// The rule with that name; false if there is none.
+bool combine_from_name(const std::string& name, Combine* rule);
+
+// How proofs are searched. Stored in the model so that evaluation proves the
+// way training did (the CLI may override k and the index).
+struct ProverConfig {
+  // Proof search grows exponentially with depth; the references use 1 or 2.
+  // Deeper searches are refused rather than left to exhaust memory.
+  static constexpr int kMaxDepth = 8;
+  int depth = 1;          // maximum rule applications on one proof path, 0..kMaxDepth
+  int k_facts = 1;        // facts kept per `or` step; 0 = every fact (exhaustive)
+  int k_rules = 0;        // rules kept per `or` step, nearest heads first; 0 = all rules
+  std::string index = "auto";  // fact index (fact_index.h): auto|table|brute|kdtree|hnsw
+  bool complex = false;   // NTPλ: also score with ComplEx (complex.h)
+  Combine combine = Combine::Max;  // NTPλ: how the proof and ComplEx scores join
+};
+
+// Which fact index engines exist (index/make_fact_index.h builds them); the
+// options of `--index`.
+bool is_fact_index_kind(const std::string& kind);
+const char* fact_index_kinds();  // "auto, table, brute, kdtree, hnsw"
+// Throws std::invalid_argument naming the kinds unless `kind` is one.
+void check_fact_index_kind(const std::string& kind);
+
+// Engine settings a user may tune (ntp train --index-*). Defaults suit both
+// small KBs and WN11 (docs/RESULTS.md measures them).
+struct FactIndexOptions {
+  // Steps between restructurings for the moved rows; 0 = the engine's
+  // default. table: rebuild the distance tables (default every step). hnsw:
+  // moved points are written into the graph every step, and relinked every
+  // this many steps (default 10,000, about one WN11 epoch). brute needs
+  // none; a k-d tree is rebuilt whenever a point moves.
+  int update_every = 0;
+  int neighbours = 4;        // ANN engines: constants looked up per goal constant (itself included), at first
+  int max_neighbours = 16;   // ANN engines: widest look-up when the first cannot certify its answer
+};
+
+}  // namespace ntp

@@ -1,0 +1,281 @@
+// ntp/model/model.cpp: building a model from a KB, and its versioned file format.
+#include "ntp/model/model.h"
+
+#include "ntp/model/atomic_file.h"
+#include "ntp/model/binary_io.h"
+#include "ntp/kb/limits.h"
+#include "autodiff/ops.h"
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <unordered_map>
+
+
+namespace ntp {
+
+namespace {
+
+constexpr char kMagic[8] = {'N', 'T', 'P', 'M', 'O', 'D', 'E', 'L'};
+constexpr std::uint32_t kVersion = 4;  // 2: ProverConfig::complex; 3: ProverConfig::combine; 4: rule attention
+// Version 2 files still load: they are NTPλ models with the max rule;
+// versions 2 and 3 are models without rule attention.
+constexpr std::uint32_t kOldestVersion = 2;
+
+void init_uniform(ad::Parameter& p, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (ad::Index i = 0; i < p.value.size(); ++i) p.value.data()[i] = u(rng);
+}
+
+// Rewrites a template atom in terms of table rows: slot s of this copy is
+// predicate row first_slot_row + s.
+RuleAtom instantiate(const RuleAtom& atom, int first_slot_row) {
+  RuleAtom out = atom;
+  if (atom.predicate.is_slot) out.predicate.id = first_slot_row + atom.predicate.id;
+  out.predicate.is_slot = false;
+  return out;
+}
+
+void write_vocabulary(Writer& w, const Vocabulary& v) {
+  w.i32(v.size());
+  for (const std::string& n : v.names()) w.str(n);
+}
+void read_vocabulary(Reader& r, Vocabulary& v) {
+  for (std::int32_t i = 0, n = r.count(1 << 28, 4); i < n; ++i) v.intern(r.str());
+}
+
+// Every id in a model file must point inside its vocabularies and tables,
+// and every count agree with the others, so that a corrupt file is refused
+// here rather than crashing a search or allocating a table.
+void check_ids(Reader& r, const KnowledgeBase& kb, const std::vector<Atom>& filter_facts, int dim, int num_predicates,
+               long long predicate_rows) {
+  if (dim <= 0 || dim > kMaxDim) r.fail("corrupt model file (embedding dimension " + std::to_string(dim) + ")");
+  if (num_predicates != kb.predicates.size()) r.fail("corrupt model file (predicate count)");
+  // Each predicate of the facts and rules (and each slot of a template) must
+  // have one arity, as the parsers ensure: the prover unifies atoms argument
+  // by argument. (Filter facts are only looked up, never unified.)
+  std::unordered_map<int, std::size_t> fact_arity;
+  auto same_arity = [&](std::unordered_map<int, std::size_t>& arity, int predicate, std::size_t n) {
+    if (n < 1) r.fail("corrupt model file (atom without arguments)");
+    if (arity.emplace(predicate, n).first->second != n) r.fail("corrupt model file (predicate arities differ)");
+  };
+  auto check_atom = [&](const Atom& a) {
+    if (a.predicate < 0 || a.predicate >= kb.predicates.size()) r.fail("corrupt model file (predicate id)");
+    for (int c : a.args)
+      if (c < 0 || c >= kb.constants.size()) r.fail("corrupt model file (constant id)");
+  };
+  for (const Atom& f : kb.facts) {
+    check_atom(f);
+    same_arity(fact_arity, f.predicate, f.args.size());
+  }
+  for (const Atom& f : filter_facts) check_atom(f);
+  long long slots = 0, rules = 0;
+  for (const Template& t : kb.templates) {
+    if (t.copies < 1 || t.copies > kMaxTemplateCopies || t.num_slots < 0 || t.num_slots > kMaxTemplateSymbols ||
+        t.num_variables < 0 || t.num_variables > kMaxTemplateSymbols || t.body.empty() ||
+        t.slot_names.size() != static_cast<std::size_t>(t.num_slots) ||
+        t.variable_names.size() != static_cast<std::size_t>(t.num_variables))
+      r.fail("corrupt model file (template counts)");
+    std::unordered_map<int, std::size_t> slot_arity;
+    std::vector<const RuleAtom*> atoms{&t.head};
+    for (const RuleAtom& b : t.body) atoms.push_back(&b);
+    for (const RuleAtom* a : atoms) {
+      const int limit = a->predicate.is_slot ? t.num_slots : kb.predicates.size();
+      if (a->predicate.id < 0 || a->predicate.id >= limit) r.fail("corrupt model file (rule predicate id)");
+      for (const Term& term : a->args)
+        if (term.id < 0 || term.id >= (term.is_variable ? t.num_variables : kb.constants.size()))
+          r.fail("corrupt model file (rule term id)");
+      same_arity(a->predicate.is_slot ? slot_arity : fact_arity, a->predicate.id, a->args.size());
+    }
+    slots += static_cast<long long>(t.copies) * t.num_slots;
+    rules += t.copies;
+  }
+  if (rules > kMaxTableRows) r.fail("corrupt model file (" + std::to_string(rules) + " rules)");
+  // Checked before make_model builds the tables: a damaged copy count must not allocate them.
+  if (num_predicates + slots != predicate_rows)
+    r.fail("corrupt model file (" + std::to_string(slots) + " rule slots, but a table for " +
+           std::to_string(predicate_rows - num_predicates) + ")");
+}
+
+// Refuses a model whose tables or rule list would not fit the file format
+// (or an int), before anything is allocated.
+void check_sizes(const KnowledgeBase& kb, int dim) {
+  if (dim <= 0 || dim > kMaxDim)
+    throw std::invalid_argument("embedding dimension must be in [1, " + std::to_string(kMaxDim) + "], got " +
+                                std::to_string(dim));
+  long long rows = kb.predicates.size(), rules = 0;
+  for (const Template& t : kb.templates) {
+    rows += static_cast<long long>(t.copies) * t.num_slots;
+    rules += t.copies;
+  }
+  const std::string limit = " (expected at most " + std::to_string(kMaxTableRows) + ")";
+  if (rows > kMaxTableRows)
+    throw std::invalid_argument(std::to_string(rows) + " predicates and rule slots" + limit);
+  if (rules > kMaxTableRows) throw std::invalid_argument(std::to_string(rules) + " rules" + limit);
+  if (kb.constants.size() > kMaxTableRows)
+    throw std::invalid_argument(std::to_string(kb.constants.size()) + " constants" + limit);
+}
+
+}  // namespace
+
+std::string Model::predicate_row_name(int row) const {
+  if (row < num_kb_predicates) return kb.predicates.name(row);
+  return "#" + std::to_string(row - num_kb_predicates);
+}
+
+Model make_model(KnowledgeBase kb, int dim, ProverConfig prover, std::uint64_t seed) {
+  check_sizes(kb, dim);
+  Model m;
+  m.kb = std::move(kb);
+  m.prover = prover;
+  m.dim = dim;
+  m.num_kb_predicates = m.kb.predicates.size();
+  int slots = 0;
+  for (std::size_t t = 0; t < m.kb.templates.size(); ++t) {
+    const Template& tpl = m.kb.templates[t];
+    for (int copy = 0; copy < tpl.copies; ++copy) {
+      const int first = m.num_kb_predicates + slots;
+      Rule rule;
+      rule.head = instantiate(tpl.head, first);
+      for (const RuleAtom& a : tpl.body) rule.body.push_back(instantiate(a, first));
+      rule.num_variables = tpl.num_variables;
+      rule.template_id = static_cast<int>(t);
+      m.rules.push_back(std::move(rule));
+      slots += tpl.num_slots;
+    }
+  }
+  m.predicates = ad::Parameter("predicates", m.num_kb_predicates + slots, dim);
+  m.constants = ad::Parameter("constants", m.kb.constants.size(), dim);
+  std::mt19937_64 rng(seed);
+  init_uniform(m.predicates, rng);
+  init_uniform(m.constants, rng);
+  return m;
+}
+
+void write_model(const Model& m, std::ostream& out) {
+  Writer w(out);
+  w.bytes(kMagic, sizeof kMagic);
+  w.i32(kVersion);
+  w.i32(m.prover.depth); w.i32(m.prover.k_facts); w.i32(m.prover.k_rules); w.str(m.prover.index);
+  w.i32(m.prover.complex);
+  w.i32(static_cast<std::int32_t>(m.prover.combine));
+  w.i32(m.dim); w.i32(m.num_kb_predicates);
+  write_vocabulary(w, m.kb.predicates);
+  write_vocabulary(w, m.kb.constants);
+  w.i32(static_cast<std::int32_t>(m.kb.facts.size()));
+  for (const Atom& f : m.kb.facts) { w.i32(f.predicate); w.ints(f.args); }
+  w.i32(static_cast<std::int32_t>(m.kb.templates.size()));
+  for (const Template& t : m.kb.templates) {
+    w.atom(t.head);
+    w.i32(static_cast<std::int32_t>(t.body.size()));
+    for (const RuleAtom& a : t.body) w.atom(a);
+    w.i32(t.copies); w.i32(t.num_slots); w.i32(t.num_variables);
+    w.i32(static_cast<std::int32_t>(t.variable_names.size()));
+    for (const std::string& s : t.variable_names) w.str(s);
+    w.i32(static_cast<std::int32_t>(t.slot_names.size()));
+    for (const std::string& s : t.slot_names) w.str(s);
+    w.str(t.source);
+  }
+  w.i32(static_cast<std::int32_t>(m.filter_facts.size()));
+  for (const Atom& f : m.filter_facts) { w.i32(f.predicate); w.ints(f.args); }
+  w.matrix(m.predicates.value);
+  w.matrix(m.constants.value);
+  w.matrix(m.rule_attention.value);  // (0, 0) without attention
+}
+
+void save_model(const Model& m, const std::string& path) {
+  write_atomically(path, [&](std::ostream& out) { write_model(m, out); });
+}
+
+Model load_model(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open model file");
+  return load_model(in, path);
+}
+
+Model load_model(std::istream& in, const std::string& path) {
+  Reader r(in, path);
+  char magic[sizeof kMagic];
+  r.bytes(magic, sizeof magic);
+  if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) r.fail("not an ntp model file (bad magic number)");
+  const std::int32_t version = r.i32();
+  if (version < static_cast<std::int32_t>(kOldestVersion) || version > static_cast<std::int32_t>(kVersion))
+    r.fail("model file version " + std::to_string(version) + ", this program reads versions " +
+           std::to_string(kOldestVersion) + " to " + std::to_string(kVersion) + ": retrain with `ntp train`");
+  ProverConfig prover;
+  prover.depth = r.i32(); prover.k_facts = r.i32(); prover.k_rules = r.i32(); prover.index = r.str();
+  prover.complex = r.i32() != 0;
+  const std::int32_t combine = version >= 3 ? r.i32() : 0;
+  if (combine < 0 || combine > static_cast<std::int32_t>(Combine::Proof)) r.fail("corrupt model file (combine rule " + std::to_string(combine) + ")");
+  prover.combine = static_cast<Combine>(combine);
+  if (prover.depth < 0 || prover.depth > ProverConfig::kMaxDepth || prover.k_facts < 0 || prover.k_rules < 0 ||
+      !is_fact_index_kind(prover.index))
+    r.fail("corrupt model file (prover settings: depth " + std::to_string(prover.depth) + ", k " +
+           std::to_string(prover.k_facts) + ", k-rules " + std::to_string(prover.k_rules) + ", index '" + prover.index + "')");
+  KnowledgeBase kb;
+  const std::int32_t dim = r.i32();
+  const std::int32_t num_kb_predicates = r.i32();
+  read_vocabulary(r, kb.predicates);
+  read_vocabulary(r, kb.constants);
+  for (std::int32_t i = 0, n = r.count(1 << 28, 8); i < n; ++i) {
+    Atom f;
+    f.predicate = r.i32();
+    f.args = r.ints();
+    kb.add_fact(f);
+  }
+  for (std::int32_t i = 0, n = r.count(1 << 28, 8); i < n; ++i) {
+    Template t;
+    t.head = r.atom();
+    t.body.resize(static_cast<std::size_t>(r.count(kMaxBodyAtoms)));
+    for (RuleAtom& a : t.body) a = r.atom();
+    t.copies = r.i32(); t.num_slots = r.i32(); t.num_variables = r.i32();
+    t.variable_names.resize(static_cast<std::size_t>(r.count(kMaxTemplateSymbols)));
+    for (std::string& s : t.variable_names) s = r.str();
+    t.slot_names.resize(static_cast<std::size_t>(r.count(kMaxTemplateSymbols)));
+    for (std::string& s : t.slot_names) s = r.str();
+    t.source = r.str();
+    kb.templates.push_back(std::move(t));
+  }
+  std::vector<Atom> filter_facts(static_cast<std::size_t>(r.count(1 << 28, 8)));
+  for (Atom& f : filter_facts) { f.predicate = r.i32(); f.args = r.ints(); }
+  ad::Matrix predicates = r.matrix();
+  ad::Matrix constants = r.matrix();
+  ad::Matrix attention = version >= 4 ? r.matrix() : ad::Matrix();
+  check_ids(r, kb, filter_facts, dim, num_kb_predicates, predicates.rows());
+  // Rebuild rules and tables deterministically, then overwrite the values.
+  Model m = make_model(std::move(kb), dim, prover, 0);
+  if (m.num_kb_predicates != num_kb_predicates || predicates.rows() != m.predicates.value.rows() ||
+      predicates.cols() != dim || constants.rows() != m.constants.value.rows() || constants.cols() != dim)
+    r.fail("corrupt model file (table shapes do not match the vocabularies and templates)");
+  m.filter_facts = std::move(filter_facts);
+  m.predicates.value = std::move(predicates);
+  m.constants.value = std::move(constants);
+  if (attention.rows() > 0 || attention.cols() > 0) {
+    if (attention.rows() != m.predicates.value.rows() - m.num_kb_predicates || attention.cols() != m.num_kb_predicates)
+      r.fail("corrupt model file (rule attention of shape " + ad::shape_of(attention) + ")");
+    m.rule_attention = ad::Parameter("rule_attention", attention.rows(), attention.cols());
+    m.rule_attention.value = std::move(attention);  // the slot rows stored above are its mix already
+  }
+  return m;
+}
+
+std::string to_string(const Model& m, const Rule& rule) {
+  const Template& tpl = m.kb.templates.at(static_cast<std::size_t>(rule.template_id));
+  auto atom_text = [&](const RuleAtom& a) {
+    std::string s = m.predicate_row_name(a.predicate.id) + "(";
+    for (std::size_t i = 0; i < a.args.size(); ++i) {
+      if (i) s += ", ";
+      const Term& t = a.args[i];
+      s += t.is_variable ? tpl.variable_names.at(static_cast<std::size_t>(t.id)) : m.kb.constants.name(t.id);
+    }
+    return s + ")";
+  };
+  std::string s = atom_text(rule.head) + " :- ";
+  for (std::size_t i = 0; i < rule.body.size(); ++i) s += (i ? ", " : "") + atom_text(rule.body[i]);
+  return s;
+}
+
+}  // namespace ntp

@@ -1,0 +1,42 @@
+// ntp/model/rule_attention.h: rule predicates as attention over the KB's relations
+// (GNTP, Minervini et al. 2020, "Learning reasoning strategies in end-to-end
+// differentiable proving").
+//
+// Without attention each rule slot s (`#1`, `#2`, ... of an instantiated rule)
+// has a free embedding, which training may move to where no real relation
+// is: the rule then proves nothing a user can read. With attention the slot
+// has no embedding of its own; it is a convex mix of the P KB predicates',
+//     θ_s = Σ_p softmax(c a_s)_p θ_p,
+// with learnable logits a_s and a fixed scale c (rule_attention.cpp says why) (Model::rule_attention, one row per slot, one
+// column per KB predicate). The slot can only lie inside the hull of real
+// relations, and its rule is read off the attention: slot s means the
+// predicate argmax_p softmax(a_s)_p, believed with that weight (rules.h).
+//
+// The slots keep their rows of Model::predicates, rewritten from the mix
+// after every update (refresh_attended_slots), so that proof search, the
+// fact index and evaluation read them as before; only the differentiable
+// scoring (prover.cpp) goes through the mix on the tape, so that gradients
+// reach the logits and the KB predicates.
+#pragma once
+
+#include "autodiff/tape.h"
+#include "ntp/model/model.h"
+
+#include <cstdint>
+
+namespace ntp {
+
+bool has_rule_attention(const Model& model);
+// Gives every slot attention logits, c a_s uniform in [-1, 1] from `seed` (a stream
+// apart from the embeddings', which stay as without attention), and rewrites
+// the slot rows from them.
+void add_rule_attention(Model& model, std::uint64_t seed);
+// (S, P): each slot's weights over the KB predicates, rows summing to 1.
+ad::Matrix rule_attention_weights(const Model& model);
+// Rewrites the slot rows of model.predicates.value with the current mix.
+void refresh_attended_slots(Model& model);
+// (P + S, d) on the tape: the KB predicates' rows, then each slot's mix, so
+// that a kernel against row r means the same as against predicates row r.
+ad::Var attended_predicate_table(ad::Tape& tape, Model& model);
+
+}  // namespace ntp

@@ -1,0 +1,35 @@
+// ntp/model/rules.h: reading induced rules out of a trained model.
+//
+// Every learnable slot of an instantiated rule is replaced by the KB predicate
+// whose embedding is nearest to it; the rule's confidence is the smallest
+// kernel between a slot and the predicate chosen for it (a rule is only as
+// believable as its least certain predicate). With rule attention
+// (rule_attention.h) a slot is read as the predicate it attends to most, and
+// its attention weight takes the kernel's place.
+#pragma once
+
+#include "ntp/model/model.h"
+
+#include <string>
+#include <vector>
+
+namespace ntp {
+
+struct InducedRule {
+  int rule = -1;          // index into Model::rules
+  double confidence = 0;  // min over slots of exp(-‖θ_slot - θ_predicate‖), or of the attention weight
+  std::string text;       // e.g. "locatedIn(X, Y) :- locatedIn(X, Z), locatedIn(Z, Y)"
+};
+
+// Rules with confidence >= min_confidence, highest confidence first.
+std::vector<InducedRule> induced_rules(const Model& model, double min_confidence);
+
+// Every rule's reading and confidence, by rule index (Model::rules order),
+// for explaining the proofs that use them.
+struct RuleReadings {
+  std::vector<std::string> text;
+  std::vector<double> confidence;
+};
+RuleReadings read_rules(const Model& model);
+
+}  // namespace ntp

@@ -1,0 +1,35 @@
+// ntp/train/checkpoint.h: what `ntp train` writes after every epoch (and when it is
+// stopped) so that training can be resumed exactly: the model as it is, the
+// loop's position and random state, the optimiser's moments, the best dev
+// metric so far, and the settings it was trained with.
+//
+// Format: magic "NTPCHECK", version, the settings text, the training state,
+// the best dev metric and its epoch, then a whole model file (model.h).
+// Written atomically (atomic_file.h); a damaged file is refused on reading
+// with its path and what was wrong, as model files are.
+#pragma once
+
+#include "ntp/model/model.h"
+#include "ntp/train/train.h"
+
+#include <string>
+
+namespace ntp {
+
+struct Checkpoint {
+  std::string settings;     // training_settings(): a resumed run must have the same
+  TrainingState state;
+  double best_dev = -1;     // best dev metric so far (-1: none measured)
+  int best_epoch = 0;       // the epoch it was measured after (0: none)
+  Model model;
+};
+
+// The checkpoint of the model written to `model_path`.
+std::string checkpoint_path(const std::string& model_path);
+
+void save_checkpoint(const Checkpoint& checkpoint, const std::string& path);
+Checkpoint load_checkpoint(const std::string& path);
+// The same from a seekable stream; `name` is used in error messages.
+Checkpoint load_checkpoint(std::istream& in, const std::string& name);
+
+}  // namespace ntp
