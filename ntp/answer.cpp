@@ -4,8 +4,9 @@
 // protocol ranks: every constant is put in for X, each grounding is scored by
 // the model (proof search, and ComplEx for NTPλ), and the best are kept and
 // explained. A variable that occurs twice gets the same constant at both places.
+#include "ntp/reasoner_state.h"
+
 #include "ntp/prover/explain.h"
-#include "ntp/ntp.h"
 
 #include <algorithm>
 #include <numeric>
@@ -57,10 +58,11 @@ std::vector<Atom> groundings(const Query& q, const Variables& v, int constants) 
 }  // namespace
 
 std::vector<Answer> Reasoner::answer(const std::string& text, int top) const {
+  const Model& model = state_->model;
   if (top < 0) throw std::invalid_argument("answer: top must be >= 0, got " + std::to_string(top));
-  const Query query = parse_query(text, model_.kb);
+  const Query query = parse_query(text, model.kb);
   const Variables v = variables_of(query);
-  const int constants = model_.kb.constants.size();
+  const int constants = model.kb.constants.size();
   long long count = 1;
   for (std::size_t j = 0; j < v.names.size() && count <= kMaxCandidates; ++j) count *= constants;
   if (count > kMaxCandidates)
@@ -71,7 +73,7 @@ std::vector<Answer> Reasoner::answer(const std::string& text, int top) const {
   const std::vector<Atom> atoms = groundings(query, v, constants);
   // Ordered as the ranking protocol orders them: by score, equal scores by
   // proof support, then by constant order.
-  const std::vector<RankKey> keys = rank_keys(model_, atoms, scoring());
+  const std::vector<RankKey> keys = rank_keys(model, atoms, state_->scoring());
   std::vector<std::size_t> order(atoms.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   const std::size_t keep = std::min(order.size(), static_cast<std::size_t>(top));
@@ -79,18 +81,18 @@ std::vector<Answer> Reasoner::answer(const std::string& text, int top) const {
                     [&](std::size_t a, std::size_t b) { return keys[a] > keys[b] || (keys[a] == keys[b] && a < b); });
 
   std::vector<Answer> answers;
-  const std::unique_ptr<FactIndex> facts = fact_index();  // one for all the explanations
+  const std::unique_ptr<FactIndex> facts = state_->fact_index();  // one for all the explanations
   for (std::size_t n = 0; n < keep; ++n) {
     const Atom& atom = atoms[order[n]];
     Answer a;
     for (std::size_t j = 0; j < v.names.size(); ++j) {
       const auto at = std::find(v.at_argument.begin(), v.at_argument.end(), static_cast<int>(j));
-      a.bindings.push_back({v.names[j], model_.kb.constants.name(atom.args[static_cast<std::size_t>(at - v.at_argument.begin())])});
+      a.bindings.push_back({v.names[j], model.kb.constants.name(atom.args[static_cast<std::size_t>(at - v.at_argument.begin())])});
     }
-    a.atom = to_string(model_.kb, atom);
+    a.atom = to_string(model.kb, atom);
     a.score = keys[order[n]].score;
-    a.known = model_.kb.contains(atom);
-    Explanation e = explain(atom, 1, *facts);
+    a.known = model.kb.contains(atom);
+    Explanation e = state_->explain(atom, 1, *facts);
     if (!e.proofs.empty()) a.best_proof = std::move(e.proofs[0]);
     answers.push_back(std::move(a));
   }

@@ -23,13 +23,15 @@
 // underneath, for programs that want them.
 #pragma once
 
-#include "ntp/eval/evaluate.h"
-#include "ntp/model/model.h"
+#include "ntp/eval/request.h"
+#include "ntp/kb/kb.h"
 #include "ntp/kb/parse.h"
-#include "ntp/model/rules.h"
+#include "ntp/kb/text.h"
+#include "ntp/model/config.h"
+#include "ntp/model/induced_rule.h"
+#include "ntp/prover/explanation.h"
 #include "ntp/train/train.h"
 #include "ntp/train/training_run.h"
-#include "ntp/prover/explanation.h"
 #include "ntp/train/training_data.h"
 
 #include <memory>
@@ -44,9 +46,12 @@ struct SearchOptions {
   std::string index;      // fact index kind; "" = the model's
 };
 
-// A trained model, ready to be asked. It holds the model by value; its
-// const methods may be called from several threads at once (each call builds
-// the fact index it searches: cheap for `table`, seconds for `hnsw` on WN11).
+struct Model;  // ntp/model/model.h: the embedding tables behind a Reasoner
+
+// A trained model, ready to be asked. Copies share one model, which no call
+// changes; its const methods may be called from several threads at once
+// (each call builds the fact index it searches: cheap for `table`, seconds
+// for `hnsw` on WN11).
 class Reasoner {
  public:
   explicit Reasoner(Model model, SearchOptions options = {});
@@ -68,16 +73,16 @@ class Reasoner {
   std::vector<double> score_ground_atoms(const std::vector<Atom>& atoms) const;  // the same, parsed
   // The induced rules with confidence >= min_confidence, most confident first.
   std::vector<InducedRule> rules(double min_confidence = 0.5) const;
+  // One of the evaluation protocols (eval/request.h). Throws
+  // std::invalid_argument for a bad name in the request, ParseError for a bad file.
+  EvalReport evaluate(const EvalRequest& request) const;
 
-  const Model& model() const { return model_; }
+  const Model& model() const;
+
+  struct State;  // ntp/reasoner_state.h
 
  private:
-  std::unique_ptr<FactIndex> fact_index() const;  // built for each call: a Reasoner may be shared by threads
-  ScoreOptions scoring() const;                   // how score() and answer() score: the SearchOptions' index
-  Explanation explain(const Atom& atom, int top_proofs, FactIndex& facts) const;
-  Model model_;
-  SearchOptions options_;
-  RuleReadings readings_;  // per rule: its reading and confidence, for Step::reading
+  std::shared_ptr<const State> state_;
 };
 
 // A proof as Graphviz `dot` text: one node for the query and one per step,
@@ -88,7 +93,13 @@ std::string to_dot(const Explanation& explanation);
 std::string to_json(const Explanation& explanation);
 // Answers as one JSON object: {"query":…,"answers":[{"atom":…,"score":…,"bindings":{…},"proof":…},…]}.
 std::string to_json(const std::string& query, const std::vector<Answer>& answers);
-// `text` with JSON's escapes, quoted.
-std::string json_string(const std::string& text);
+// Text for reading: the atom and its score, the ComplEx part for NTPλ, then
+// each proof's steps, one line each, indented by depth.
+std::string to_text(const Explanation& explanation);
+// One step of a proof: the goal as asked, what proved it (a rule with its
+// reading and confidence), what it bound and its unification score.
+std::string to_text(const Step& step);
+// Ranked answers, each with its bindings and best proof.
+std::string to_text(const std::vector<Answer>& answers);
 
 }  // namespace ntp

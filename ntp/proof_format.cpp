@@ -1,6 +1,8 @@
-// ntp/proof_format.cpp: explanations and answers as JSON and as Graphviz
-// `dot` (see ntp.h). Written by hand: two small formats, no dependency.
+// ntp/proof_format.cpp: explanations and answers as text, JSON and Graphviz
+// `dot` (see ntp.h). Written by hand: small formats, no dependency.
 #include "ntp/ntp.h"
+
+#include "ntp/kb/text.h"
 
 #include <cstdio>
 #include <map>
@@ -10,18 +12,8 @@ namespace ntp {
 
 namespace {
 
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
 // Scores in the picture: three decimals are enough to read.
-std::string short_number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", v);
-  return buf;
-}
+std::string dot_score(double v) { return format_fixed(v, 3); }
 
 std::string bindings_json(const std::vector<Binding>& bindings) {
   std::string s = "{";
@@ -33,16 +25,16 @@ std::string bindings_json(const std::vector<Binding>& bindings) {
 std::string step_json(const Step& st) {
   std::string s = "{\"depth\":" + std::to_string(st.depth) + ",\"goal\":" + json_string(st.goal) + ",\"by\":\"" +
                   (st.by_rule ? "rule" : "fact") + "\",\"id\":" + std::to_string(st.id) + ",\"used\":" + json_string(st.used);
-  if (st.by_rule) s += ",\"reading\":" + json_string(st.reading) + ",\"confidence\":" + number(st.confidence);
+  if (st.by_rule) s += ",\"reading\":" + json_string(st.reading) + ",\"confidence\":" + format_number(st.confidence);
   s += ",\"substitution\":" + bindings_json(st.substitution) + ",\"matches\":[";
   for (std::size_t i = 0; i < st.matches.size(); ++i)
     s += std::string(i ? "," : "") + "{\"goal\":" + json_string(st.matches[i].goal_symbol) + ",\"matched\":" +
-         json_string(st.matches[i].matched_symbol) + ",\"score\":" + number(st.matches[i].score) + "}";
-  return s + "],\"score\":" + number(st.score) + "}";
+         json_string(st.matches[i].matched_symbol) + ",\"score\":" + format_number(st.matches[i].score) + "}";
+  return s + "],\"score\":" + format_number(st.score) + "}";
 }
 
 std::string proof_json(const Proof& p) {
-  std::string s = "{\"score\":" + number(p.score) + ",\"steps\":[";
+  std::string s = "{\"score\":" + format_number(p.score) + ",\"steps\":[";
   for (std::size_t i = 0; i < p.steps.size(); ++i) s += (i ? "," : "") + step_json(p.steps[i]);
   return s + "]}";
 }
@@ -66,32 +58,15 @@ std::string dot_label(const Step& st) {
       label += (i ? ", " : "") + dot_escape(st.substitution[i].variable + "/" + st.substitution[i].value);
     label += "}";
   }
-  return label + "\\nunification " + short_number(st.score);
+  return label + "\\nunification " + dot_score(st.score);
 }
 
 }  // namespace
 
-std::string json_string(const std::string& text) {
-  std::string s = "\"";
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      s += '\\';
-      s += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      s += buf;
-    } else {
-      s += static_cast<char>(c);
-    }
-  }
-  return s + "\"";
-}
-
 std::string to_json(const Explanation& e) {
-  std::string s = "{\"atom\":" + json_string(e.atom) + ",\"score\":" + number(e.score) + ",\"proof_score\":" +
-                  number(e.proof_score);
-  if (e.complex_score >= 0) s += ",\"complex_score\":" + number(e.complex_score);
+  std::string s = "{\"atom\":" + json_string(e.atom) + ",\"score\":" + format_number(e.score) + ",\"proof_score\":" +
+                  format_number(e.proof_score);
+  if (e.complex_score >= 0) s += ",\"complex_score\":" + format_number(e.complex_score);
   s += ",\"proofs_searched\":" + std::to_string(e.proofs_searched) + ",\"proofs\":[";
   for (std::size_t i = 0; i < e.proofs.size(); ++i) s += (i ? "," : "") + proof_json(e.proofs[i]);
   return s + "]}";
@@ -101,7 +76,7 @@ std::string to_json(const std::string& query, const std::vector<Answer>& answers
   std::string s = "{\"query\":" + json_string(query) + ",\"answers\":[";
   for (std::size_t i = 0; i < answers.size(); ++i) {
     const Answer& a = answers[i];
-    s += std::string(i ? "," : "") + "{\"atom\":" + json_string(a.atom) + ",\"score\":" + number(a.score) +
+    s += std::string(i ? "," : "") + "{\"atom\":" + json_string(a.atom) + ",\"score\":" + format_number(a.score) +
          ",\"known\":" + (a.known ? "true" : "false") + ",\"bindings\":" + bindings_json(a.bindings) +
          ",\"proof\":" + proof_json(a.best_proof) + "}";
   }
@@ -117,7 +92,7 @@ std::string to_json(const std::string& query, const std::vector<Answer>& answers
 std::string to_dot(const Explanation& e) {
   std::string out = "digraph proof {\n  rankdir=TB;\n  node [shape=box, style=rounded, fontname=\"Helvetica\", fontsize=10];\n"
                     "  edge [fontname=\"Helvetica\", fontsize=9];\n";
-  out += "  q [shape=ellipse, color=red, penwidth=2, label=\"" + dot_escape(e.atom) + "\\nscore " + short_number(e.score) + "\"];\n";
+  out += "  q [shape=ellipse, color=red, penwidth=2, label=\"" + dot_escape(e.atom) + "\\nscore " + dot_score(e.score) + "\"];\n";
   std::map<std::tuple<std::string, bool, int, std::string>, std::string> node_of;  // (parent, kind, id, goal) -> node
   std::string edges;
   int nodes = 0;
@@ -133,7 +108,7 @@ std::string to_dot(const Explanation& e) {
       if (it == node_of.end()) {
         it = node_of.emplace(key, "s" + std::to_string(++nodes)).first;
         out += "  " + it->second + " [label=\"" + dot_label(st) + "\"" + (best ? ", color=red, penwidth=2" : "") + "];\n";
-        edges += "  " + parent + " -> " + it->second + " [label=\"" + short_number(st.score) + "\"" +
+        edges += "  " + parent + " -> " + it->second + " [label=\"" + dot_score(st.score) + "\"" +
                  (best ? ", color=red, penwidth=2" : "") + "];\n";
       }
       if (st.by_rule) {
@@ -144,12 +119,51 @@ std::string to_dot(const Explanation& e) {
     }
     // Each proof ends in a leaf giving its score.
     const std::string leaf = "p" + std::to_string(p + 1);
-    out += "  " + leaf + " [shape=plaintext, label=\"proof " + std::to_string(p + 1) + ": " + short_number(e.proofs[p].score) +
+    out += "  " + leaf + " [shape=plaintext, label=\"proof " + std::to_string(p + 1) + ": " + dot_score(e.proofs[p].score) +
            "\"" + (best ? ", fontcolor=red" : "") + "];\n";
     edges += "  " + (parent_of_leaf.empty() ? std::string("q") : parent_of_leaf) + " -> " + leaf +
              " [style=dashed" + (best ? ", color=red" : "") + "];\n";
   }
   return out + edges + "}\n";
+}
+
+std::string to_text(const Step& step) {
+  std::string by = step.by_rule ? "rule  " + step.used : "fact  " + step.used;
+  if (step.by_rule) by += "  [~ " + step.reading + ", confidence " + format_fixed(step.confidence, 3) + "]";
+  std::string bound;
+  for (const Binding& b : step.substitution) bound += (bound.empty() ? "  {" : ", ") + b.variable + "/" + b.value;
+  if (!bound.empty()) bound += "}";
+  return "  " + std::string(2 * static_cast<std::size_t>(step.depth), ' ') + step.goal + "  <-  " + by + bound +
+         "   (unification " + format_fixed(step.score, 4) + ")\n";
+}
+
+std::string to_text(const Explanation& e) {
+  std::string s = e.atom + "  score " + format_fixed(e.proof_score, 4) + "  (" + std::to_string(e.proofs_searched) +
+                  " proofs searched)\n";
+  if (e.combine == combine_name(Combine::Proof))
+    s += "ComplEx score " + format_fixed(e.complex_score, 4) + " (trained alongside; the model scores with its proofs)\n";
+  else if (!e.combine.empty())
+    s += "ComplEx score " + format_fixed(e.complex_score, 4) + "; NTPλ score " + e.combine + "(proof, ComplEx) = " +
+         format_fixed(e.score, 4) + "\n";
+  for (std::size_t n = 0; n < e.proofs.size(); ++n) {
+    s += "proof " + std::to_string(n + 1) + "  score " + format_fixed(e.proofs[n].score, 4) + "\n";
+    for (const Step& step : e.proofs[n].steps) s += to_text(step);
+  }
+  return s;
+}
+
+std::string to_text(const std::vector<Answer>& answers) {
+  std::string s;
+  for (std::size_t n = 0; n < answers.size(); ++n) {
+    const Answer& a = answers[n];
+    std::string bound;
+    for (const Binding& b : a.bindings) bound += (bound.empty() ? "" : ", ") + b.variable + " = " + b.value;
+    const std::string rank = std::to_string(n + 1);
+    s += std::string(rank.size() < 2 ? 1 : 0, ' ') + rank + ". " + a.atom + "  score " + format_fixed(a.score, 4) + "  " +
+         bound + (a.known ? "  (a known fact)" : "") + "\n";
+    for (const Step& step : a.best_proof.steps) s += to_text(step);
+  }
+  return s;
 }
 
 }  // namespace ntp

@@ -1,6 +1,8 @@
 // ntp/kb/kb.cpp: vocabularies, fact storage and printing of atoms and templates.
 #include "ntp/kb/kb.h"
 
+#include "ntp/kb/text.h"
+
 namespace ntp {
 
 int Vocabulary::intern(const std::string& name) {
@@ -37,37 +39,27 @@ bool KnowledgeBase::add_fact(const Atom& fact) {
 }
 
 std::string to_string(const KnowledgeBase& kb, const Atom& atom) {
-  std::string s = kb.predicates.name(atom.predicate) + "(";
-  for (std::size_t i = 0; i < atom.args.size(); ++i) {
-    if (i > 0) s += ", ";
-    s += kb.constants.name(atom.args[i]);
-  }
-  return s + ")";
+  return atom_text(kb.predicates.name(atom.predicate), atom.args.size(),
+                   [&](std::size_t i) { return kb.constants.name(atom.args[i]); });
 }
 
 namespace {
 
 std::string rule_atom_string(const KnowledgeBase& kb, const Template& t, const RuleAtom& a) {
   const PredicateRef& p = a.predicate;
-  std::string s = p.is_slot ? t.slot_names.at(static_cast<std::size_t>(p.id)) : kb.predicates.name(p.id);
-  s += "(";
-  for (std::size_t i = 0; i < a.args.size(); ++i) {
-    if (i > 0) s += ", ";
+  const std::string predicate = p.is_slot ? t.slot_names.at(static_cast<std::size_t>(p.id)) : kb.predicates.name(p.id);
+  return atom_text(predicate, a.args.size(), [&](std::size_t i) {
     const Term& term = a.args[i];
-    s += term.is_variable ? t.variable_names.at(static_cast<std::size_t>(term.id)) : kb.constants.name(term.id);
-  }
-  return s + ")";
+    return term.is_variable ? t.variable_names.at(static_cast<std::size_t>(term.id)) : kb.constants.name(term.id);
+  });
 }
 
 }  // namespace
 
 std::string to_string(const KnowledgeBase& kb, const Template& t) {
-  std::string s = rule_atom_string(kb, t, t.head) + " :- ";
-  for (std::size_t i = 0; i < t.body.size(); ++i) {
-    if (i > 0) s += ", ";
-    s += rule_atom_string(kb, t, t.body[i]);
-  }
-  return s;
+  std::vector<std::string> body;
+  for (const RuleAtom& a : t.body) body.push_back(rule_atom_string(kb, t, a));
+  return rule_text(rule_atom_string(kb, t, t.head), body);
 }
 
 }  // namespace ntp

@@ -4,6 +4,7 @@
 #include "ntp/model/atomic_file.h"
 #include "ntp/model/binary_io.h"
 #include "ntp/kb/limits.h"
+#include "ntp/kb/text.h"
 #include "autodiff/ops.h"
 
 #include <cstdio>
@@ -264,18 +265,15 @@ Model load_model(std::istream& in, const std::string& path) {
 
 std::string to_string(const Model& m, const Rule& rule) {
   const Template& tpl = m.kb.templates.at(static_cast<std::size_t>(rule.template_id));
-  auto atom_text = [&](const RuleAtom& a) {
-    std::string s = m.predicate_row_name(a.predicate.id) + "(";
-    for (std::size_t i = 0; i < a.args.size(); ++i) {
-      if (i) s += ", ";
+  auto text = [&](const RuleAtom& a) {
+    return atom_text(m.predicate_row_name(a.predicate.id), a.args.size(), [&](std::size_t i) {
       const Term& t = a.args[i];
-      s += t.is_variable ? tpl.variable_names.at(static_cast<std::size_t>(t.id)) : m.kb.constants.name(t.id);
-    }
-    return s + ")";
+      return t.is_variable ? tpl.variable_names.at(static_cast<std::size_t>(t.id)) : m.kb.constants.name(t.id);
+    });
   };
-  std::string s = atom_text(rule.head) + " :- ";
-  for (std::size_t i = 0; i < rule.body.size(); ++i) s += (i ? ", " : "") + atom_text(rule.body[i]);
-  return s;
+  std::vector<std::string> body;
+  for (const RuleAtom& a : rule.body) body.push_back(text(a));
+  return rule_text(text(rule.head), body);
 }
 
 }  // namespace ntp

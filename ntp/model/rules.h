@@ -8,18 +8,13 @@
 // its attention weight takes the kernel's place.
 #pragma once
 
+#include "ntp/model/induced_rule.h"
 #include "ntp/model/model.h"
 
 #include <string>
 #include <vector>
 
 namespace ntp {
-
-struct InducedRule {
-  int rule = -1;          // index into Model::rules
-  double confidence = 0;  // min over slots of exp(-‖θ_slot - θ_predicate‖), or of the attention weight
-  std::string text;       // e.g. "locatedIn(X, Y) :- locatedIn(X, Z), locatedIn(Z, Y)"
-};
 
 // Rules with confidence >= min_confidence, highest confidence first.
 std::vector<InducedRule> induced_rules(const Model& model, double min_confidence);

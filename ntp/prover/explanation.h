@@ -47,6 +47,7 @@ struct Explanation {
   double score = 0;         // the model's score: the best proof's, joined with ComplEx for NTPλ
   double proof_score = 0;   // the best proof's score
   double complex_score = -1;  // NTPλ models: the ComplEx score; -1 otherwise
+  std::string combine;        // NTPλ models: how score joins the two ("max", "mean", "proof"); "" otherwise
   std::size_t proofs_searched = 0;
   std::vector<Proof> proofs;  // best first, at most the number asked for
 };

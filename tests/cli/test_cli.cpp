@@ -65,10 +65,10 @@ TEST_CASE("train, eval, rules and prove on the bundled family KB") {
   CHECK(proof_only.out == eval.out);  // the same output: no note that it is not the model's score
   const Run no_complex = ntp("eval --model " + model + " --protocol ranking --test " + kFamily + "/test.nl --score complex");
   CHECK(no_complex.status == 2);
-  CHECK(no_complex.err.find("trained without --complex") != std::string::npos);
+  CHECK(no_complex.err.find("score 'complex' needs ComplEx: the model was trained without it") != std::string::npos);
   const Run no_mean = ntp("eval --model " + model + " --protocol ranking --test " + kFamily + "/test.nl --score mean");
   CHECK(no_mean.status == 2);
-  CHECK(no_mean.err.find("--score mean: the model was trained without --complex") != std::string::npos);
+  CHECK(no_mean.err.find("score 'mean' needs ComplEx: the model was trained without it") != std::string::npos);
 
   const Run rules = ntp("rules --model " + model + " --min-confidence 0");
   REQUIRE(rules.status == 0);

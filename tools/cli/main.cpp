@@ -84,6 +84,17 @@ void check_non_negative(const cxxopts::ParseResult& r, std::initializer_list<con
       throw UsageError(std::string("--") + name + " must be >= 0, got " + std::to_string(r[name].as<int>()));
 }
 
+// Runs a library call whose std::invalid_argument means a bad option value,
+// so that it is reported as bad usage (exit code 2, with the help hint).
+template <class Call>
+auto as_usage_error(Call call) -> decltype(call()) {
+  try {
+    return call();
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
 void set_threads(const cxxopts::ParseResult& r) {
   const int threads = r["threads"].as<int>();
   if (threads > 0) omp_set_num_threads(threads);
@@ -270,34 +281,12 @@ int cmd_train(int argc, char** argv) {
   return 0;
 }
 
-// "mrr":…,"hits@1":…,"hits@3":…,"hits@10":… (JSON object members).
-std::string ranking_fields(const ntp::RankingMetrics& m) {
-  return "\"mrr\":" + json_number(m.mrr) + ",\"hits@1\":" + json_number(m.hits1) + ",\"hits@3\":" +
-         json_number(m.hits3) + ",\"hits@10\":" + json_number(m.hits10);
-}
-
-// The --score option of `ntp eval`.
-ntp::ScoreSource score_source(const std::string& name, const ntp::Model& model) {
-  if (name == "model") return ntp::ScoreSource::Model;
-  if (name == "proof") return ntp::ScoreSource::ProofOnly;
-  const std::map<std::string, ntp::ScoreSource> needs_complex = {
-      {"complex", ntp::ScoreSource::ComplexOnly}, {"max", ntp::ScoreSource::MaxOfBoth}, {"mean", ntp::ScoreSource::MeanOfBoth}};
-  const auto it = needs_complex.find(name);
-  if (it == needs_complex.end()) throw UsageError("--score is model, proof, complex, max or mean, got '" + name + "'");
-  if (!model.prover.complex) throw UsageError("--score " + name + ": the model was trained without --complex");
-  return it->second;
-}
-
-// What stdout says when `ntp eval` does not score with the model's own rule
-// ("" when it does).
-std::string score_source_note(ntp::ScoreSource source, const ntp::Model& model) {
-  const std::optional<ntp::Combine> used = ntp::scoring_rule(model, source);
-  const ntp::Combine own = *ntp::scoring_rule(model, ntp::ScoreSource::Model);
-  if (used == own) return "";
-  const std::string what = !used                         ? "the ComplEx part only"
-                           : *used == ntp::Combine::Proof ? "the proofs only"
-                                                          : ntp::combine_name(*used) + std::string("(proof, ComplEx)");
-  return "scoring with " + what + ", not the model's " + (own == ntp::Combine::Proof ? "proof score" : ntp::combine_name(own));
+// The search settings a command may override (--k, --index).
+ntp::SearchOptions search_options(const cxxopts::ParseResult& r) {
+  ntp::SearchOptions s;
+  if (r.count("k")) s.k = r["k"].as<int>();
+  s.index = r["index"].as<std::string>();
+  return s;
 }
 
 int cmd_eval(int argc, char** argv) {
@@ -323,85 +312,21 @@ int cmd_eval(int argc, char** argv) {
     ("json", "print the metrics as one JSON object on the last line");
   const auto r = parse(o, argc, argv);
   check_non_negative(r, {"k", "threads"});
-  const std::string tie_break = r["tie-break"].as<std::string>();
-  if (tie_break != "support" && tie_break != "none")
-    throw UsageError("--tie-break is support or none, got '" + tie_break + "'");
   set_threads(r);
-  ntp::Model model = ntp::load_model(get<std::string>(r, "model"));
-  if (r.count("k")) model.prover.k_facts = r["k"].as<int>();
-  ntp::ScoreOptions scoring;
-  scoring.index = r["index"].as<std::string>();
-  scoring.source = score_source(r["score"].as<std::string>(), model);
-  scoring.tie_break = tie_break == "support";
-  const std::string protocol = get<std::string>(r, "protocol");
-  const std::string test = get<std::string>(r, "test");
-  std::string json;
-  if (const std::string note = score_source_note(scoring.source, model); !note.empty()) std::cout << note << "\n";
-
-  if (protocol == "countries") {
-    const std::vector<ntp::Atom> truth = ntp::read_truth(get<std::string>(r, "truth"), model);
-    const auto res = ntp::evaluate_countries(model, ntp::read_names(test), ntp::read_names(get<std::string>(r, "regions")),
-                                             truth, scoring);
-    std::cout << "AUC-PR " << 100 * res.auc_pr << " over " << res.scored << " atoms (" << res.positives << " true)\n";
-    json = "{\"auc_pr\":" + json_number(res.auc_pr) + "}";
-  } else if (protocol == "ranking") {
-    const auto atoms = ntp::read_facts(test, model.kb, ntp::NewSymbols::Refuse);
-    const std::vector<std::string> more =
-        r.count("filter") ? r["filter"].as<std::vector<std::string>>() : std::vector<std::string>{};
-    const auto known = ntp::filter_set(model, atoms, more);
-    const auto result = ntp::evaluate_ranking(model, atoms, known, scoring);
-    const ntp::RankingMetrics& m = result.mean_ties;
-    const ntp::RankingMetrics& o = result.optimistic_ties;
-    std::printf("MRR %.4f  HITS@1 %.4f  HITS@3 %.4f  HITS@10 %.4f  (%d ranks, ties by mean rank)\n", m.mrr, m.hits1,
-                m.hits3, m.hits10, m.count);
-    std::printf("MRR %.4f  HITS@1 %.4f  HITS@3 %.4f  HITS@10 %.4f  (ties optimistic, as the reference code)\n",
-                o.mrr, o.hits1, o.hits3, o.hits10);
-    std::printf("tied ranks: %d of %d (%d on the score alone%s)\n", result.tied_ranks, m.count,
-                result.tied_on_score_alone, scoring.tie_break ? ", before the tie-break by proof support" : "");
-    // {"mrr":…,"hits@1":…,"hits@3":…,"hits@10":…,"optimistic":{the same four},"tied_ranks":…,"tied_on_score":…}
-    json = "{" + ranking_fields(m) + ",\"optimistic\":{" + ranking_fields(o) + "},\"tied_ranks\":" +
-           std::to_string(result.tied_ranks) + ",\"tied_on_score\":" + std::to_string(result.tied_on_score_alone) + "}";
-  } else if (protocol == "classification") {
-    const auto dev = ntp::read_labelled_tsv(get<std::string>(r, "dev"), model.kb, ntp::NewSymbols::Refuse);
-    const auto tst = ntp::read_labelled_tsv(test, model.kb, ntp::NewSymbols::Refuse);
-    std::vector<ntp::Atom> dev_atoms, test_atoms;
-    std::vector<int> dev_labels, test_labels;
-    for (const auto& l : dev) { dev_atoms.push_back(l.atom); dev_labels.push_back(l.label); }
-    for (const auto& l : tst) { test_atoms.push_back(l.atom); test_labels.push_back(l.label); }
-    const auto c = ntp::evaluate_classification(model, dev_atoms, dev_labels, test_atoms, test_labels, scoring);
-    std::printf("accuracy %.4f (per-relation thresholds; dev %.4f), %.4f (global threshold; dev %.4f)\n",
-                c.accuracy_per_relation, c.dev_accuracy_per_relation, c.accuracy_global, c.dev_accuracy_global);
-    json = "{\"accuracy\":" + json_number(c.accuracy_per_relation) + ",\"accuracy_global\":" +
-           json_number(c.accuracy_global) + ",\"dev_accuracy\":" + json_number(c.dev_accuracy_per_relation) + "}";
-  } else {
-    throw UsageError("unknown protocol '" + protocol + "' (expected countries, ranking or classification)");
-  }
-  if (r.count("json")) std::cout << json << std::endl;
+  const ntp::Reasoner reasoner = ntp::Reasoner::load(get<std::string>(r, "model"), search_options(r));
+  ntp::EvalRequest q;
+  q.protocol = get<std::string>(r, "protocol");
+  q.test = get<std::string>(r, "test");
+  if (q.protocol == "classification") q.dev = get<std::string>(r, "dev");
+  if (q.protocol == "countries") q.regions = get<std::string>(r, "regions"), q.truth = get<std::string>(r, "truth");
+  if (r.count("filter")) q.filter = r["filter"].as<std::vector<std::string>>();
+  q.score = r["score"].as<std::string>();
+  q.tie_break = r["tie-break"].as<std::string>();
+  const ntp::EvalReport report = as_usage_error([&] { return reasoner.evaluate(q); });
+  if (!report.note.empty()) std::cout << report.note << "\n";
+  for (const std::string& line : report.lines) std::cout << line << "\n";
+  if (r.count("json")) std::cout << report.json << std::endl;
   return 0;
-}
-
-// One step of a proof as a text line: the goal as asked, what proved it,
-// what it bound and its unification score.
-void print_step(const ntp::Step& step) {
-  std::string by = step.by_rule ? "rule  " + step.used : "fact  " + step.used;
-  if (step.by_rule) {
-    char confidence[32];
-    std::snprintf(confidence, sizeof confidence, ", confidence %.3f", step.confidence);
-    by += "  [~ " + step.reading + confidence + "]";
-  }
-  std::string bound;
-  for (const ntp::Binding& b : step.substitution) bound += (bound.empty() ? "  {" : ", ") + b.variable + "/" + b.value;
-  if (!bound.empty()) bound += "}";
-  std::printf("  %*s%s  <-  %s%s   (unification %.4f)\n", 2 * step.depth, "", step.goal.c_str(), by.c_str(),
-              bound.c_str(), step.score);
-}
-
-// The search settings a command may override (--k, --index).
-ntp::SearchOptions search_options(const cxxopts::ParseResult& r) {
-  ntp::SearchOptions s;
-  if (r.count("k")) s.k = r["k"].as<int>();
-  s.index = r["index"].as<std::string>();
-  return s;
 }
 
 int cmd_prove(int argc, char** argv) {
@@ -422,28 +347,10 @@ int cmd_prove(int argc, char** argv) {
   if (format != "text" && format != "json" && format != "dot")
     throw UsageError("--format is text, json or dot, got '" + format + "'");
   const ntp::Reasoner reasoner = ntp::Reasoner::load(get<std::string>(r, "model"), search_options(r));
-  const ntp::Model& model = reasoner.model();
   const ntp::Explanation e = reasoner.prove(get<std::string>(r, "query"), std::max(0, r["top"].as<int>()));
-  if (format == "json") {
-    std::cout << ntp::to_json(e) << std::endl;
-    return 0;
-  }
-  if (format == "dot") {
-    std::cout << ntp::to_dot(e);
-    return 0;
-  }
-  std::printf("%s  score %.4f  (%zu proofs searched)\n", e.atom.c_str(), e.proof_score, e.proofs_searched);
-  if (model.prover.complex) {
-    if (model.prover.combine == ntp::Combine::Proof)
-      std::printf("ComplEx score %.4f (trained alongside; the model scores with its proofs)\n", e.complex_score);
-    else
-      std::printf("ComplEx score %.4f; NTPλ score %s(proof, ComplEx) = %.4f\n", e.complex_score,
-                  ntp::combine_name(model.prover.combine), e.score);
-  }
-  for (std::size_t n = 0; n < e.proofs.size(); ++n) {
-    std::printf("proof %zu  score %.4f\n", n + 1, e.proofs[n].score);
-    for (const ntp::Step& step : e.proofs[n].steps) print_step(step);
-  }
+  if (format == "json") std::cout << ntp::to_json(e) << std::endl;
+  else if (format == "dot") std::cout << ntp::to_dot(e);
+  else std::cout << ntp::to_text(e);
   return 0;
 }
 
@@ -465,17 +372,8 @@ int cmd_answer(int argc, char** argv) {
   const ntp::Reasoner reasoner = ntp::Reasoner::load(get<std::string>(r, "model"), search_options(r));
   const std::string query = get<std::string>(r, "query");
   const std::vector<ntp::Answer> answers = reasoner.answer(query, r["top"].as<int>());
-  if (r.count("json")) {
-    std::cout << ntp::to_json(query, answers) << std::endl;
-    return 0;
-  }
-  for (std::size_t n = 0; n < answers.size(); ++n) {
-    const ntp::Answer& a = answers[n];
-    std::string bound;
-    for (const ntp::Binding& b : a.bindings) bound += (bound.empty() ? "" : ", ") + b.variable + " = " + b.value;
-    std::printf("%2zu. %s  score %.4f  %s%s\n", n + 1, a.atom.c_str(), a.score, bound.c_str(), a.known ? "  (a known fact)" : "");
-    for (const ntp::Step& step : a.best_proof.steps) print_step(step);
-  }
+  if (r.count("json")) std::cout << ntp::to_json(query, answers) << std::endl;
+  else std::cout << ntp::to_text(answers);
   return 0;
 }
 

@@ -17,8 +17,7 @@ int main(int argc, char** argv) {
     const int top = argc > 3 ? std::stoi(argv[3]) : 5;
     for (const ntp::Answer& answer : reasoner.answer(argv[2], top)) {
       std::printf("%.4f  %s\n", answer.score, answer.atom.c_str());
-      for (const ntp::Step& step : answer.best_proof.steps)
-        std::printf("        %*s%s  <-  %s  (%.4f)\n", 2 * step.depth, "", step.goal.c_str(), step.used.c_str(), step.score);
+      for (const ntp::Step& step : answer.best_proof.steps) std::printf("      %s", ntp::to_text(step).c_str());
     }
   } catch (const std::exception& e) {  // every ntp error says what and where
     std::fprintf(stderr, "answer: %s\n", e.what());

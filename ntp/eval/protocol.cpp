@@ -1,0 +1,121 @@
+// ntp/eval/protocol.cpp: requests by name into the protocols of evaluate.h,
+// and their figures into text and JSON.
+#include "ntp/eval/protocol.h"
+
+#include "ntp/kb/parse.h"
+#include "ntp/kb/text.h"
+
+#include <map>
+#include <stdexcept>
+
+namespace ntp {
+
+namespace {
+
+// "{"mrr":…,"hits@1":…,"hits@3":…,"hits@10":…}"
+JsonObject ranking_json(const RankingMetrics& m) {
+  JsonObject o;
+  o.add("mrr", m.mrr).add("hits@1", m.hits1).add("hits@3", m.hits3).add("hits@10", m.hits10);
+  return o;
+}
+
+std::string ranking_line(const RankingMetrics& m, const std::string& how) {
+  return "MRR " + format_fixed(m.mrr, 4) + "  HITS@1 " + format_fixed(m.hits1, 4) + "  HITS@3 " +
+         format_fixed(m.hits3, 4) + "  HITS@10 " + format_fixed(m.hits10, 4) + "  (" + how + ")";
+}
+
+void countries(const Model& model, const EvalRequest& q, const ScoreOptions& scoring, EvalReport& report) {
+  const std::vector<Atom> truth = read_truth(q.truth, model);
+  const CountriesResult res =
+      evaluate_countries(model, read_names(q.test), read_names(q.regions), truth, scoring);
+  report.lines.push_back("AUC-PR " + format_number(100 * res.auc_pr) + " over " + std::to_string(res.scored) +
+                         " atoms (" + std::to_string(res.positives) + " true)");
+  report.json = JsonObject().add("auc_pr", res.auc_pr).text();
+}
+
+void ranking(const Model& model, const EvalRequest& q, const ScoreOptions& scoring, EvalReport& report) {
+  KnowledgeBase kb = model.kb;  // read through a copy: refusing new symbols, so never changed
+  const std::vector<Atom> atoms = read_facts(q.test, kb, NewSymbols::Refuse);
+  const RankingResult result = evaluate_ranking(model, atoms, filter_set(model, atoms, q.filter), scoring);
+  const RankingMetrics& m = result.mean_ties;
+  report.lines.push_back(ranking_line(m, std::to_string(m.count) + " ranks, ties by mean rank"));
+  report.lines.push_back(ranking_line(result.optimistic_ties, "ties optimistic, as the reference code"));
+  report.lines.push_back("tied ranks: " + std::to_string(result.tied_ranks) + " of " + std::to_string(m.count) + " (" +
+                         std::to_string(result.tied_on_score_alone) + " on the score alone" +
+                         (scoring.tie_break ? ", before the tie-break by proof support" : "") + ")");
+  report.json = ranking_json(m)
+                    .add("optimistic", ranking_json(result.optimistic_ties))
+                    .add("tied_ranks", result.tied_ranks)
+                    .add("tied_on_score", result.tied_on_score_alone)
+                    .text();
+}
+
+// A labelled file's atoms and labels, apart.
+void split_labels(const std::vector<LabelledAtom>& labelled, std::vector<Atom>& atoms, std::vector<int>& labels) {
+  for (const LabelledAtom& l : labelled) {
+    atoms.push_back(l.atom);
+    labels.push_back(l.label);
+  }
+}
+
+void classification(const Model& model, const EvalRequest& q, const ScoreOptions& scoring, EvalReport& report) {
+  KnowledgeBase kb = model.kb;  // read through a copy: refusing new symbols, so never changed
+  std::vector<Atom> dev, test;
+  std::vector<int> dev_labels, test_labels;
+  split_labels(read_labelled_tsv(q.dev, kb, NewSymbols::Refuse), dev, dev_labels);
+  split_labels(read_labelled_tsv(q.test, kb, NewSymbols::Refuse), test, test_labels);
+  const ClassificationResult c = evaluate_classification(model, dev, dev_labels, test, test_labels, scoring);
+  report.lines.push_back("accuracy " + format_fixed(c.accuracy_per_relation, 4) + " (per-relation thresholds; dev " +
+                         format_fixed(c.dev_accuracy_per_relation, 4) + "), " + format_fixed(c.accuracy_global, 4) +
+                         " (global threshold; dev " + format_fixed(c.dev_accuracy_global, 4) + ")");
+  report.json = JsonObject()
+                    .add("accuracy", c.accuracy_per_relation)
+                    .add("accuracy_global", c.accuracy_global)
+                    .add("dev_accuracy", c.dev_accuracy_per_relation)
+                    .text();
+}
+
+// "scoring with the proofs only, not the model's mean" when the source is
+// not the model's own rule; "" when it is.
+std::string score_source_note(ScoreSource source, const Model& model) {
+  const std::optional<Combine> used = scoring_rule(model, source);
+  const Combine own = *scoring_rule(model, ScoreSource::Model);
+  if (used == own) return "";
+  const std::string what = !used                    ? "the ComplEx part only"
+                           : *used == Combine::Proof ? "the proofs only"
+                                                     : combine_name(*used) + std::string("(proof, ComplEx)");
+  return "scoring with " + what + ", not the model's " + (own == Combine::Proof ? "proof score" : combine_name(own));
+}
+
+}  // namespace
+
+ScoreSource score_source_from_name(const std::string& name, const Model& model) {
+  if (name == "model") return ScoreSource::Model;
+  if (name == "proof") return ScoreSource::ProofOnly;
+  const std::map<std::string, ScoreSource> needs_complex = {
+      {"complex", ScoreSource::ComplexOnly}, {"max", ScoreSource::MaxOfBoth}, {"mean", ScoreSource::MeanOfBoth}};
+  const auto it = needs_complex.find(name);
+  if (it == needs_complex.end()) throw std::invalid_argument("score is model, proof, complex, max or mean, got '" + name + "'");
+  if (!model.prover.complex)
+    throw std::invalid_argument("score '" + name + "' needs ComplEx: the model was trained without it");
+  return it->second;
+}
+
+EvalReport evaluate(const Model& model, const EvalRequest& q) {
+  if (q.tie_break != "support" && q.tie_break != "none")
+    throw std::invalid_argument("tie-break is support or none, got '" + q.tie_break + "'");
+  if (!q.index.empty()) check_fact_index_kind(q.index);
+  ScoreOptions scoring;
+  scoring.index = q.index;
+  scoring.source = score_source_from_name(q.score, model);
+  scoring.tie_break = q.tie_break == "support";
+  EvalReport report;
+  report.note = score_source_note(scoring.source, model);
+  if (q.protocol == "countries") countries(model, q, scoring, report);
+  else if (q.protocol == "ranking") ranking(model, q, scoring, report);
+  else if (q.protocol == "classification") classification(model, q, scoring, report);
+  else throw std::invalid_argument("unknown protocol '" + q.protocol + "' (expected countries, ranking or classification)");
+  return report;
+}
+
+}  // namespace ntp

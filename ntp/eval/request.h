@@ -1,0 +1,29 @@
+// ntp/eval/request.h: an evaluation asked for by names and files, and its
+// report: plain data, for the API (Reasoner::evaluate) and `ntp eval`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ntp {
+
+struct EvalRequest {
+  std::string protocol;              // "countries", "ranking" or "classification"
+  std::string test;                  // countries: test countries, one per line; ranking: facts; classification: labelled TSV
+  std::string dev;                   // classification: labelled TSV to choose thresholds on
+  std::string regions, truth;        // countries: the regions, one per line; facts giving each country's region
+  std::vector<std::string> filter;   // ranking: more files of true facts to filter
+  std::string score = "model";       // model, proof, complex, max or mean (score_source_from_name)
+  std::string tie_break = "support";  // support or none (ScoreOptions::tie_break)
+  std::string index;                 // overrides the model's fact index when not empty
+};
+
+struct EvalReport {
+  // How the model was scored when not by its own rule, e.g. "scoring with
+  // the proofs only, not the model's mean"; "" when by its own rule.
+  std::string note;
+  std::vector<std::string> lines;  // the figures, for reading
+  std::string json;                // the figures as one JSON object
+};
+
+}  // namespace ntp

@@ -1,0 +1,59 @@
+// ntp/kb/text.cpp: atoms, rules, numbers and JSON as text (see text.h).
+#include "ntp/kb/text.h"
+
+#include <cstdio>
+
+namespace ntp {
+
+std::string atom_text(const std::string& predicate, std::size_t arity,
+                      const std::function<std::string(std::size_t)>& arg_name) {
+  std::string s = predicate + "(";
+  for (std::size_t i = 0; i < arity; ++i) s += (i > 0 ? ", " : "") + arg_name(i);
+  return s + ")";
+}
+
+std::string rule_text(const std::string& head, const std::vector<std::string>& body) {
+  std::string s = head + " :-";
+  for (std::size_t i = 0; i < body.size(); ++i) s += (i > 0 ? ", " : " ") + body[i];
+  return s;
+}
+
+std::string format_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string format_fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string json_string(const std::string& text) {
+  std::string s = "\"";
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      s += '\\';
+      s += static_cast<char>(c);
+    } else if (c < 0x20) {  // control characters as \u00XX
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      s += buf;
+    } else {
+      s += static_cast<char>(c);
+    }
+  }
+  return s + "\"";
+}
+
+JsonObject& JsonObject::add_raw(const std::string& name, const std::string& json) {
+  members_ += (members_.empty() ? "" : ",") + json_string(name) + ":" + json;
+  return *this;
+}
+JsonObject& JsonObject::add(const std::string& name, double value) { return add_raw(name, format_number(value)); }
+JsonObject& JsonObject::add(const std::string& name, int value) { return add_raw(name, std::to_string(value)); }
+JsonObject& JsonObject::add(const std::string& name, const std::string& value) { return add_raw(name, json_string(value)); }
+JsonObject& JsonObject::add(const std::string& name, const JsonObject& value) { return add_raw(name, value.text()); }
+
+}  // namespace ntp

@@ -1,0 +1,43 @@
+// ntp/kb/text.h: how the program writes what it shows: atoms "p(a, b)",
+// rules "h :- b1, b2", numbers, and JSON strings and objects. Every printer
+// (proof text, dot, JSON, logs, rule lists) goes through these.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ntp {
+
+// "p(a, b)": the predicate's name, then each argument's name (arg_name(i)
+// for i < arity), comma separated.
+std::string atom_text(const std::string& predicate, std::size_t arity,
+                      const std::function<std::string(std::size_t)>& arg_name);
+// "head :- body1, body2", from atoms already written.
+std::string rule_text(const std::string& head, const std::vector<std::string>& body);
+
+// A number with up to six significant digits (printf's %.6g): JSON fields,
+// logs and option defaults.
+std::string format_number(double v);
+// A number with a fixed count of decimals (%.3f, ...): scores for reading.
+std::string format_fixed(double v, int decimals);
+
+// `text` as a JSON string: quoted, with JSON's escapes.
+std::string json_string(const std::string& text);
+
+// One JSON object written member by member, in the order added:
+//   JsonObject o; o.add("mrr", 0.5).add("count", 12); o.text() == {"mrr":0.5,"count":12}
+class JsonObject {
+ public:
+  JsonObject& add(const std::string& name, double value);  // format_number
+  JsonObject& add(const std::string& name, int value);
+  JsonObject& add(const std::string& name, const std::string& value);  // a JSON string
+  JsonObject& add(const std::string& name, const JsonObject& value);
+  JsonObject& add_raw(const std::string& name, const std::string& json);  // already JSON
+  std::string text() const { return "{" + members_ + "}"; }
+
+ private:
+  std::string members_;
+};
+
+}  // namespace ntp
