@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo test test-sanitize fuzz bench static reproduce clean
+.PHONY: all deps configure build demo test test-sanitize test-clang fuzz bench static reproduce clean
 
 all: build
 
@@ -33,6 +33,14 @@ test-sanitize: deps
 	@cmake --build $(BUILD)-sanitize -j $(JOBS)
 	@cd $(BUILD)-sanitize && ctest --output-on-failure
 
+# The whole build and test suite with clang++ in its own folder, so that code
+# only GCC accepts cannot land (CI runs it after the GCC suites).
+test-clang:
+	@tools/install-deps.sh --clang
+	@cmake -S . -B $(BUILD)-clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD)-clang -j $(JOBS)
+	@cd $(BUILD)-clang && ctest --output-on-failure
+
 # libFuzzer targets (tools/fuzz/), built with clang in their own folder and
 # run for FUZZ_SECONDS each (default 60); fails on any crash.
 fuzz:
@@ -57,4 +65,4 @@ reproduce: build
 	@tools/reproduce.sh $(BUILD)/ntp
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-static $(BUILD)-sanitize $(BUILD)-fuzz
+	rm -rf $(BUILD) $(BUILD)-static $(BUILD)-sanitize $(BUILD)-clang $(BUILD)-fuzz

@@ -560,7 +560,10 @@ TEST_CASE("bad bytes: NUL, control characters and malformed UTF-8 are refused by
   };
   KnowledgeBase kb = small_kb();
   for (const ReaderCase& reader : every_reader(kb)) {
-    for (const auto& [bytes, message] : bad) {
+    for (const auto& bad_case : bad) {
+      // Named copies: doctest's INFO captures in a lambda, and C++17 lambdas
+      // cannot capture structured bindings.
+      const std::string bytes = bad_case.first, message = bad_case.second;
       const std::string text = line_with(reader.name, bytes);
       INFO(reader.name << " reading " << text.size() << " bytes, bad byte " << int(static_cast<unsigned char>(bytes[0])));
       const ParseError e = error_of([&] { reader.read(text); });

@@ -275,7 +275,9 @@ TEST_CASE("every exact fact index, and HNSW on a small KB, finds what a full sca
 TEST_CASE("exhaustive branch and bound finds the same best proof as enumerating every path") {
   // Random KBs where chains of facts matter. Enumerating every path (what
   // explanations do) grows as facts^depth, so depth 2 gets a smaller KB.
-  for (auto [depth, num_facts, num_constants] : {std::tuple{1, 60, 6}, std::tuple{2, 9, 4}}) {
+  for (const std::tuple<int, int, int>& setting : {std::tuple{1, 60, 6}, std::tuple{2, 9, 4}}) {
+    // Named variables, not a structured binding: CAPTURE needs a variable a lambda can capture.
+    const int depth = std::get<0>(setting), num_facts = std::get<1>(setting), num_constants = std::get<2>(setting);
     CAPTURE(depth);
     std::ostringstream facts;
     std::mt19937 rng(29);
