@@ -93,9 +93,9 @@ std::unique_ptr<Index> make_index(const std::string& kind, int n, int d) {
       throw std::invalid_argument("make_index: n and d must be >= 0 for \"auto\", got n = " +
                                   std::to_string(n) + ", d = " + std::to_string(d));
     // Crossovers measured with one thread, k = 10, Gaussian-mixture keys
-    // (`bench_ann --crossovers`, table in docs/RESULTS.md, "ANN index
-    // (issue 4)"): the k-d tree is far ahead of brute force up to d = 8 at
-    // every n tried (1,000-100,000), about level at d = 16, and behind from
+    // (`bench_ann --crossovers`, table in docs/RESULTS_ANN.md, "Crossovers
+    // behind make_index"): the k-d tree is far ahead of brute force up to
+    // d = 8 at every n tried (1,000-100,000), about level at d = 16, and behind from
     // d = 32 once n >= 5,000; we switch at d = 12. Hnsw (ef 64) answers
     // faster than brute force from n*d of about 3e5 (d = 16: n ~ 15,000;
     // d = 64: ~5,000; d = 256: < 5,000), but its build costs 40-135 us of

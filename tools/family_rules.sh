@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # How many of the rules that datasets/family/generate.py plants a trained
 # family model decodes (`ntp rules`), at confidence >= 0.9 and >= 0.5: one
-# number per experiment for rule recovery (issue 11).
+# number per model for rule recovery.
 # The seven planted rules: parentOf is every fatherOf and motherOf fact
 # (two rules), childOf is parentOf's inverse (one rule, and two more through
 # fatherOf and motherOf), and the two compositions the generator names.

@@ -59,8 +59,8 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 data=${NTP_DATA_DIR:-../shared/datasets}
-# The defaults of `ntp train` before the one recipe (issue 11): the per-set
-# recipes below were chosen on top of them, so they are spelt out.
+# Plain NTP with the references' settings: the per-set recipes below and
+# WN11's were chosen on top of these, so they are spelt out.
 OLD_DEFAULTS=(--lr 0.001 --l2 0.001 --negatives 2 --complex=false)
 # WN11's recipe, chosen on dev (docs/RESULTS.md), on the old defaults.
 WN11_RECIPE=("${OLD_DEFAULTS[@]}" --epochs 6 --lr 0.03 --mask pair --profile)

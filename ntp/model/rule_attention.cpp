@@ -15,7 +15,7 @@ namespace {
 // (Adam), so at NTP's 1e-3 a raw logit moves ~1 in a thousand steps, too
 // little for a slot to settle on one of P predicates. On the family KB (dev,
 // seeds 1-3, 30 epochs) scale 1 decoded no planted rule at >= 0.5, 10 gave
-// 3-4 and 30 gave 3-4 with the best dev MRR (issue 11).
+// 3-4 and 30 gave 3-4 with the best dev MRR (docs/RESULTS.md, family KB).
 constexpr double kLogitScale = 30;
 
 int num_slots(const Model& m) { return static_cast<int>(m.predicates.value.rows()) - m.num_kb_predicates; }
