@@ -109,84 +109,106 @@ int code_points(const std::string& text, std::size_t from, std::size_t to) {
   return n;
 }
 
+namespace {
+
+// One-character tokens; End for a character that is not one.
+TokenKind punctuation(char c) {
+  switch (c) {
+    case '(': return TokenKind::LParen;
+    case ')': return TokenKind::RParen;
+    case ',': return TokenKind::Comma;
+    case '.': return TokenKind::Dot;
+    case '<': return TokenKind::Less;
+    case '>': return TokenKind::Greater;
+    default: return TokenKind::End;
+  }
+}
+
+// Walks checked text one byte at a time, keeping the line and the column
+// (in code points) of the byte it is at.
+class Lexer {
+ public:
+  Lexer(const std::string& text, const std::string& file, int first_line)
+      : text_(text), file_(file), i_(bom_size(text)), line_(first_line) {}
+
+  bool done() const { return i_ >= text_.size(); }
+
+  // Blanks, and with `comments` a '%' up to the end of its line.
+  void skip_blanks(bool comments) {
+    while (!done() && (is_blank(text_[i_]) || (comments && text_[i_] == '%'))) {
+      if (text_[i_] == '%')
+        while (!done() && text_[i_] != '\n') advance();
+      else
+        advance();
+    }
+  }
+
+  Token next() {
+    Token t = start();
+    const char c = text_[i_];
+    if (c == ':' && i_ + 1 < text_.size() && text_[i_ + 1] == '-') {
+      t.kind = TokenKind::Implies;
+      advance();
+    } else if (c == ':') {
+      throw ParseError(file_, line_, column_, "unexpected ':' (expected ':-')");
+    } else if (c == '%') {
+      throw ParseError(file_, line_, column_, "unexpected '%' (expected a name or punctuation)");
+    } else if ((t.kind = punctuation(c)) == TokenKind::End) {
+      return name(t);
+    }
+    t.text = t.kind == TokenKind::Implies ? ":-" : std::string(1, c);
+    advance();
+    return finish(t);
+  }
+
+  Token end() { return finish(start()); }
+
+ private:
+  // A name runs over name characters and over dots followed by one ("wn.n.01").
+  Token name(Token t) {
+    t.kind = TokenKind::Name;
+    while (!done() && (is_name_char(text_[i_]) ||
+                       (text_[i_] == '.' && i_ + 1 < text_.size() && is_name_char(text_[i_ + 1])))) {
+      t.text += text_[i_];
+      advance();
+    }
+    return finish(t);
+  }
+  Token start() const {
+    Token t;
+    t.line = line_;
+    t.column = column_;
+    return t;
+  }
+  Token finish(Token t) const {
+    t.end_line = line_;
+    t.end_column = column_;
+    return t;
+  }
+  void advance() {
+    if (text_[i_] == '\n') {
+      ++line_;
+      column_ = 1;
+    } else if (i_ + 1 >= text_.size() || starts_code_point(text_[i_ + 1])) {
+      ++column_;  // a column per code point: the last byte of one moves on
+    }
+    ++i_;
+  }
+
+  const std::string& text_;
+  const std::string& file_;
+  std::size_t i_;
+  int line_, column_ = 1;
+};
+
+}  // namespace
+
 std::vector<Token> tokenize(const std::string& text, const std::string& file, int first_line, bool comments) {
   check_text(text, file, first_line);
   std::vector<Token> tokens;
-  std::size_t i = bom_size(text);
-  int line = first_line, column = 1;
-  auto advance = [&]() {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else if (i + 1 >= text.size() || starts_code_point(text[i + 1])) {
-      ++column;
-    }
-    ++i;
-  };
-  while (i < text.size()) {
-    const char c = text[i];
-    if (is_blank(c)) {
-      advance();
-      continue;
-    }
-    if (c == '%' && comments) {
-      while (i < text.size() && text[i] != '\n') advance();
-      continue;
-    }
-    Token t;
-    t.line = line;
-    t.column = column;
-    switch (c) {
-      case '(':
-        t.kind = TokenKind::LParen;
-        break;
-      case ')':
-        t.kind = TokenKind::RParen;
-        break;
-      case ',':
-        t.kind = TokenKind::Comma;
-        break;
-      case '.':
-        t.kind = TokenKind::Dot;
-        break;
-      case '<':
-        t.kind = TokenKind::Less;
-        break;
-      case '>':
-        t.kind = TokenKind::Greater;
-        break;
-      case ':':
-        if (i + 1 < text.size() && text[i + 1] == '-') {
-          t.kind = TokenKind::Implies;
-          t.text = ":-";
-          advance();
-          break;
-        }
-        throw ParseError(file, line, column, "unexpected ':' (expected ':-')");
-      case '%':
-        throw ParseError(file, line, column, "unexpected '%' (expected a name or punctuation)");
-      default:
-        t.kind = TokenKind::Name;
-        while (i < text.size() &&
-               (is_name_char(text[i]) || (text[i] == '.' && i + 1 < text.size() && is_name_char(text[i + 1])))) {
-          t.text += text[i];
-          advance();
-        }
-        t.end_line = line;
-        t.end_column = column;
-        tokens.push_back(t);
-        continue;
-    }
-    if (t.text.empty()) t.text = std::string(1, c);
-    advance();
-    t.end_line = line;
-    t.end_column = column;
-    tokens.push_back(t);
-  }
-  Token end;
-  end.line = end.end_line = line;
-  end.column = end.end_column = column;
-  tokens.push_back(end);
+  Lexer lexer(text, file, first_line);
+  for (lexer.skip_blanks(comments); !lexer.done(); lexer.skip_blanks(comments)) tokens.push_back(lexer.next());
+  tokens.push_back(lexer.end());
   return tokens;
 }
 

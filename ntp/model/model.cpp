@@ -197,8 +197,10 @@ Model load_model(const std::string& path) {
   return load_model(in, path);
 }
 
-Model load_model(std::istream& in, const std::string& path) {
-  Reader r(in, path);
+namespace {
+
+// The magic number and the version, which says which sections follow.
+std::int32_t read_version(Reader& r) {
   char magic[sizeof kMagic];
   r.bytes(magic, sizeof magic);
   if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) r.fail("not an ntp model file (bad magic number)");
@@ -206,6 +208,10 @@ Model load_model(std::istream& in, const std::string& path) {
   if (version < static_cast<std::int32_t>(kOldestVersion) || version > static_cast<std::int32_t>(kVersion))
     r.fail("model file version " + std::to_string(version) + ", this program reads versions " +
            std::to_string(kOldestVersion) + " to " + std::to_string(kVersion) + ": retrain with `ntp train`");
+  return version;
+}
+
+ProverConfig read_prover(Reader& r, std::int32_t version) {
   ProverConfig prover;
   prover.depth = r.i32(); prover.k_facts = r.i32(); prover.k_rules = r.i32(); prover.index = r.str();
   prover.complex = r.i32() != 0;
@@ -216,9 +222,26 @@ Model load_model(std::istream& in, const std::string& path) {
       !is_fact_index_kind(prover.index))
     r.fail("corrupt model file (prover settings: depth " + std::to_string(prover.depth) + ", k " +
            std::to_string(prover.k_facts) + ", k-rules " + std::to_string(prover.k_rules) + ", index '" + prover.index + "')");
+  return prover;
+}
+
+Template read_template(Reader& r) {
+  Template t;
+  t.head = r.atom();
+  t.body.resize(static_cast<std::size_t>(r.count(kMaxBodyAtoms)));
+  for (RuleAtom& a : t.body) a = r.atom();
+  t.copies = r.i32(); t.num_slots = r.i32(); t.num_variables = r.i32();
+  t.variable_names.resize(static_cast<std::size_t>(r.count(kMaxTemplateSymbols)));
+  for (std::string& s : t.variable_names) s = r.str();
+  t.slot_names.resize(static_cast<std::size_t>(r.count(kMaxTemplateSymbols)));
+  for (std::string& s : t.slot_names) s = r.str();
+  t.source = r.str();
+  return t;
+}
+
+// The vocabularies, the facts and the templates.
+KnowledgeBase read_kb(Reader& r) {
   KnowledgeBase kb;
-  const std::int32_t dim = r.i32();
-  const std::int32_t num_kb_predicates = r.i32();
   read_vocabulary(r, kb.predicates);
   read_vocabulary(r, kb.constants);
   for (std::int32_t i = 0, n = r.count(1 << 28, 8); i < n; ++i) {
@@ -227,31 +250,15 @@ Model load_model(std::istream& in, const std::string& path) {
     f.args = r.ints();
     kb.add_fact(f);
   }
-  for (std::int32_t i = 0, n = r.count(1 << 28, 8); i < n; ++i) {
-    Template t;
-    t.head = r.atom();
-    t.body.resize(static_cast<std::size_t>(r.count(kMaxBodyAtoms)));
-    for (RuleAtom& a : t.body) a = r.atom();
-    t.copies = r.i32(); t.num_slots = r.i32(); t.num_variables = r.i32();
-    t.variable_names.resize(static_cast<std::size_t>(r.count(kMaxTemplateSymbols)));
-    for (std::string& s : t.variable_names) s = r.str();
-    t.slot_names.resize(static_cast<std::size_t>(r.count(kMaxTemplateSymbols)));
-    for (std::string& s : t.slot_names) s = r.str();
-    t.source = r.str();
-    kb.templates.push_back(std::move(t));
-  }
-  std::vector<Atom> filter_facts(static_cast<std::size_t>(r.count(1 << 28, 8)));
-  for (Atom& f : filter_facts) { f.predicate = r.i32(); f.args = r.ints(); }
-  ad::Matrix predicates = r.matrix();
-  ad::Matrix constants = r.matrix();
-  ad::Matrix attention = version >= 4 ? r.matrix() : ad::Matrix();
-  check_ids(r, kb, filter_facts, dim, num_kb_predicates, predicates.rows());
-  // Rebuild rules and tables deterministically, then overwrite the values.
-  Model m = make_model(std::move(kb), dim, prover, 0);
-  if (m.num_kb_predicates != num_kb_predicates || predicates.rows() != m.predicates.value.rows() ||
-      predicates.cols() != dim || constants.rows() != m.constants.value.rows() || constants.cols() != dim)
+  for (std::int32_t i = 0, n = r.count(1 << 28, 8); i < n; ++i) kb.templates.push_back(read_template(r));
+  return kb;
+}
+
+// Puts the stored tables into a model rebuilt from its KB, checking shapes.
+void put_tables(Reader& r, Model& m, ad::Matrix predicates, ad::Matrix constants, ad::Matrix attention) {
+  if (predicates.rows() != m.predicates.value.rows() || predicates.cols() != m.dim ||
+      constants.rows() != m.constants.value.rows() || constants.cols() != m.dim)
     r.fail("corrupt model file (table shapes do not match the vocabularies and templates)");
-  m.filter_facts = std::move(filter_facts);
   m.predicates.value = std::move(predicates);
   m.constants.value = std::move(constants);
   if (attention.rows() > 0 || attention.cols() > 0) {
@@ -260,6 +267,28 @@ Model load_model(std::istream& in, const std::string& path) {
     m.rule_attention = ad::Parameter("rule_attention", attention.rows(), attention.cols());
     m.rule_attention.value = std::move(attention);  // the slot rows stored above are its mix already
   }
+}
+
+}  // namespace
+
+Model load_model(std::istream& in, const std::string& path) {
+  Reader r(in, path);
+  const std::int32_t version = read_version(r);
+  const ProverConfig prover = read_prover(r, version);
+  const std::int32_t dim = r.i32();
+  const std::int32_t num_kb_predicates = r.i32();
+  KnowledgeBase kb = read_kb(r);
+  std::vector<Atom> filter_facts(static_cast<std::size_t>(r.count(1 << 28, 8)));
+  for (Atom& f : filter_facts) { f.predicate = r.i32(); f.args = r.ints(); }
+  ad::Matrix predicates = r.matrix();
+  ad::Matrix constants = r.matrix();
+  ad::Matrix attention = version >= 4 ? r.matrix() : ad::Matrix();
+  check_ids(r, kb, filter_facts, dim, num_kb_predicates, predicates.rows());
+  // Rebuild rules and tables deterministically, then overwrite the values.
+  Model m = make_model(std::move(kb), dim, prover, 0);
+  if (m.num_kb_predicates != num_kb_predicates) r.fail("corrupt model file (table shapes do not match the vocabularies and templates)");
+  m.filter_facts = std::move(filter_facts);
+  put_tables(r, m, std::move(predicates), std::move(constants), std::move(attention));
   return m;
 }
 
