@@ -281,6 +281,14 @@ int cmd_train(int argc, char** argv) {
   return 0;
 }
 
+// The options of the search settings a command may override.
+void add_search_options(cxxopts::Options& o) {
+  o.add_options()
+    ("k", "override the facts kept per or-step", cxxopts::value<int>())
+    ("index", std::string("override the fact index (") + ntp::fact_index_kinds() + ")",
+     cxxopts::value<std::string>()->default_value(""));
+}
+
 // The search settings a command may override (--k, --index).
 ntp::SearchOptions search_options(const cxxopts::ParseResult& r) {
   ntp::SearchOptions s;
@@ -301,8 +309,6 @@ int cmd_eval(int argc, char** argv) {
     ("truth", "countries: facts giving each test country's region", cxxopts::value<std::string>())
     ("filter", "ranking: more files of true facts to filter (default: every file the model saw)",
      cxxopts::value<std::vector<std::string>>())
-    ("k", "override the facts kept per or-step", cxxopts::value<int>())
-    ("index", "override the fact index (auto, table, brute, kdtree, hnsw)", cxxopts::value<std::string>()->default_value(""))
     ("score", "model (the model's own score), proof (proofs only), complex (ComplEx only), max or mean (of "
      "proof and ComplEx); the last three need an NTPλ model (--complex)", cxxopts::value<std::string>()->default_value("model"))
     ("tie-break", "ranking and countries: order atoms whose scores are exactly equal by their proof support "
@@ -310,6 +316,7 @@ int cmd_eval(int argc, char** argv) {
      cxxopts::value<std::string>()->default_value("support"))
     ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
     ("json", "print the metrics as one JSON object on the last line");
+  add_search_options(o);
   const auto r = parse(o, argc, argv);
   check_non_negative(r, {"k", "threads"});
   set_threads(r);
@@ -337,8 +344,8 @@ int cmd_prove(int argc, char** argv) {
     ("top", "proofs to show", cxxopts::value<int>()->default_value("3"))
     ("format", "text, json (one object) or dot (a Graphviz graph of the proof tree; render with "
      "`dot -Tpng`)", cxxopts::value<std::string>()->default_value("text"))
-    ("k", "override the facts kept per or-step", cxxopts::value<int>())
-    ("index", "override the fact index (auto, table, brute, kdtree, hnsw)", cxxopts::value<std::string>()->default_value(""));
+;
+  add_search_options(o);
   o.parse_positional({"query"});
   o.positional_help("\"pred(a, b)\"");
   const auto r = parse(o, argc, argv);
@@ -361,9 +368,8 @@ int cmd_answer(int argc, char** argv) {
     ("query", "an atom with variables (upper case), e.g. \"locatedIn(palau, X)\"", cxxopts::value<std::string>())
     ("top", "answers to show", cxxopts::value<int>()->default_value("10"))
     ("json", "print the answers as one JSON object")
-    ("k", "override the facts kept per or-step", cxxopts::value<int>())
-    ("index", "override the fact index (auto, table, brute, kdtree, hnsw)", cxxopts::value<std::string>()->default_value(""))
     ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"));
+  add_search_options(o);
   o.parse_positional({"query"});
   o.positional_help("\"pred(a, X)\"");
   const auto r = parse(o, argc, argv);
