@@ -25,20 +25,25 @@ RowMatrix synthetic_mixture(int n, int d, int clusters, uint64_t seed, float spr
   return points;
 }
 
-RowMatrix synthetic_gaussian(int n, int d, uint64_t seed) {
+namespace {
+
+// n x d points, every coordinate drawn independently from `distribution`.
+template <class Distribution>
+RowMatrix independent_points(int n, int d, uint64_t seed, Distribution distribution) {
   std::mt19937_64 rng(seed);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
   RowMatrix points(n, d);
-  for (Eigen::Index i = 0; i < points.size(); ++i) points.data()[i] = normal(rng);
+  for (Eigen::Index i = 0; i < points.size(); ++i) points.data()[i] = distribution(rng);
   return points;
 }
 
+}  // namespace
+
+RowMatrix synthetic_gaussian(int n, int d, uint64_t seed) {
+  return independent_points(n, d, seed, std::normal_distribution<float>(0.0f, 1.0f));
+}
+
 RowMatrix synthetic_uniform(int n, int d, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
-  RowMatrix points(n, d);
-  for (Eigen::Index i = 0; i < points.size(); ++i) points.data()[i] = uniform(rng);
-  return points;
+  return independent_points(n, d, seed, std::uniform_real_distribution<float>(0.0f, 1.0f));
 }
 
 double recall_at_k(const Neighbours& found, const Neighbours& exact, int k) {
