@@ -1,7 +1,9 @@
 // ntp/model/atomic_file.cpp: write to a temporary file, sync, rename (see atomic_file.h).
 #include "ntp/model/atomic_file.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <stdexcept>
 
@@ -31,21 +33,29 @@ std::string directory_of(const std::string& path) {
 
 void write_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
   const std::string tmp = path + ".tmp";
+  // A write that fails (a full disk) leaves the stream failed and errno
+  // saying why; the file is then removed and the old one stays.
+  auto fail_if_bad = [&](std::ofstream& out) {
+    if (out) return;
+    const std::string cause = errno != 0 ? std::strerror(errno) : "an unknown error";
+    out.close();
+    std::remove(tmp.c_str());
+    throw std::runtime_error(tmp + ": write failed: " + cause);
+  };
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error(tmp + ": cannot open for writing");
+    if (!out) throw std::runtime_error(tmp + ": cannot open for writing: " + std::strerror(errno));
     try {
+      errno = 0;
       write(out);
     } catch (...) {
       out.close();
       std::remove(tmp.c_str());
       throw;
     }
+    fail_if_bad(out);
     out.close();  // closing flushes, and can be where a full disk shows
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw std::runtime_error(tmp + ": write failed (disk full?)");
-    }
+    fail_if_bad(out);
   }
   if (!sync_to_disk(tmp)) {
     std::remove(tmp.c_str());

@@ -11,9 +11,12 @@
 #include <doctest/doctest.h>
 
 #include <signal.h>
+#include <sys/mount.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -47,6 +50,11 @@ std::string bytes_of(const ntp::Model& m, const std::string& path) {
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::remove(path.c_str());
   return bytes;
+}
+
+std::string bytes_of_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 std::int32_t int_at(const std::string& bytes, std::size_t offset) {
@@ -228,4 +236,42 @@ TEST_CASE("a save killed (SIGKILL) at any point leaves the previous or the new m
   CHECK(inside_a_save > 0);  // some kills did land inside a save
   std::remove(path.c_str());
   std::remove((path + ".tmp").c_str());
+}
+
+TEST_CASE("a save onto a full file system fails naming the file and the cause, and keeps the previous model") {
+  // A 256 KiB tmpfs holds the previous model (~50 KB) and a filler that leaves
+  // too little room for the new one. Mounting needs root (CI runs as root).
+  char dir_template[] = "/tmp/ntp_full_disk_XXXXXX";
+  REQUIRE(mkdtemp(dir_template) != nullptr);
+  const std::string dir = dir_template;
+  if (mount("tmpfs", dir.c_str(), "tmpfs", 0, "size=256k") != 0) {
+    rmdir(dir.c_str());
+    MESSAGE("skipped: cannot mount a tmpfs (" << std::strerror(errno) << "; needs root)");
+    return;
+  }
+  const ntp::KnowledgeBase kb = chain_kb(200);
+  const ntp::Model previous = ntp::make_model(kb, 32, ntp::ProverConfig{}, 1);
+  const ntp::Model next = ntp::make_model(kb, 32, ntp::ProverConfig{}, 2);
+  const std::string path = dir + "/m.ntp";
+  ntp::save_model(previous, path);
+  const std::string previous_bytes = bytes_of_file(path);
+  {  // fill all but a few KiB
+    struct statvfs fs {};
+    REQUIRE(statvfs(dir.c_str(), &fs) == 0);
+    const std::size_t free_bytes = static_cast<std::size_t>(fs.f_bavail) * fs.f_frsize;
+    REQUIRE(free_bytes > 8192);
+    std::ofstream(dir + "/filler", std::ios::binary) << std::string(free_bytes - 8192, '\0');
+  }
+  std::string error;
+  try {
+    ntp::save_model(next, path);
+  } catch (const std::runtime_error& e) {
+    error = e.what();
+  }
+  CHECK(error.find(path + ".tmp") != std::string::npos);
+  CHECK(error.find(std::strerror(ENOSPC)) != std::string::npos);
+  CHECK(bytes_of_file(path) == previous_bytes);
+  CHECK(!std::ifstream(path + ".tmp"));  // nothing half-written is left
+  umount(dir.c_str());
+  rmdir(dir.c_str());
 }
