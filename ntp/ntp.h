@@ -24,6 +24,7 @@
 #pragma once
 
 #include "ntp/eval/request.h"
+#include "ntp/kb/build_info.h"
 #include "ntp/kb/kb.h"
 #include "ntp/kb/parse.h"
 #include "ntp/kb/text.h"

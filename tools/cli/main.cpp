@@ -42,7 +42,7 @@ const char* const kUsage =
     "  answer  the best bindings of a query's variables, e.g. \"locatedIn(palau, X)\"\n"
     "  rules   list the rules a model induced\n"
     "\n"
-    "`ntp <command> --help` lists a command's options.\n";
+    "`ntp <command> --help` lists a command's options; `ntp --version` says which build this is.\n";
 
 cxxopts::ParseResult parse(cxxopts::Options& options, int argc, char** argv) {
   options.add_options()("h,help", "show this help");
@@ -398,6 +398,10 @@ int cmd_rules(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "--version") {
+    std::cout << ntp::build_line() << "\n";
+    return 0;
+  }
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::cout << kUsage;
     return argc < 2 ? 2 : 0;
