@@ -73,7 +73,7 @@ std::vector<Answer> Reasoner::answer(const std::string& text, int top) const {
   const std::vector<Atom> atoms = groundings(query, v, constants);
   // Ordered as the ranking protocol orders them: by score, equal scores by
   // proof support, then by constant order.
-  const std::vector<RankKey> keys = rank_keys(model, atoms, state_->scoring());
+  const std::vector<RankKey> keys = state_->rank_keys(atoms);
   std::vector<std::size_t> order(atoms.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   const std::size_t keep = std::min(order.size(), static_cast<std::size_t>(top));
@@ -81,7 +81,6 @@ std::vector<Answer> Reasoner::answer(const std::string& text, int top) const {
                     [&](std::size_t a, std::size_t b) { return keys[a] > keys[b] || (keys[a] == keys[b] && a < b); });
 
   std::vector<Answer> answers;
-  const std::unique_ptr<FactIndex> facts = state_->fact_index();  // one for all the explanations
   for (std::size_t n = 0; n < keep; ++n) {
     const Atom& atom = atoms[order[n]];
     Answer a;
@@ -92,7 +91,7 @@ std::vector<Answer> Reasoner::answer(const std::string& text, int top) const {
     a.atom = to_string(model.kb, atom);
     a.score = keys[order[n]].score;
     a.known = model.kb.contains(atom);
-    Explanation e = state_->explain(atom, 1, *facts);
+    Explanation e = state_->explain(atom, 1);
     if (!e.proofs.empty()) a.best_proof = std::move(e.proofs[0]);
     answers.push_back(std::move(a));
   }

@@ -20,6 +20,8 @@ Reasoner::Reasoner(Model model, SearchOptions options) {
   state->readings = read_rules(model);
   state->model = std::move(model);
   state->options = std::move(options);
+  const std::string& kind = state->options.index.empty() ? state->model.prover.index : state->options.index;
+  state->facts = make_fact_index(state->model, kind);  // after the move: the index keeps a reference to the model
   state_ = std::move(state);
 }
 
@@ -33,16 +35,12 @@ Explanation Reasoner::prove(const std::string& atom, int top_proofs) const {
   return prove(parse_atom(atom, state_->model.kb), top_proofs);
 }
 
-std::unique_ptr<FactIndex> Reasoner::State::fact_index() const {
-  return make_fact_index(model, options.index.empty() ? model.prover.index : options.index);
-}
-
 Explanation Reasoner::prove(const Atom& atom, int top_proofs) const {
-  return state_->explain(atom, top_proofs, *state_->fact_index());
+  return state_->explain(atom, top_proofs);
 }
 
-Explanation Reasoner::State::explain(const Atom& atom, int top_proofs, FactIndex& facts) const {
-  const Prover prover(model, facts, model.prover);
+Explanation Reasoner::State::explain(const Atom& atom, int top_proofs) const {
+  const Prover prover(model, *facts, model.prover);
   const ProofBatch found = prover.search({{atom, -1}}, /*explain=*/true);
 
   // Best proofs first; equal scores keep the prover's order.
@@ -76,14 +74,15 @@ std::vector<double> Reasoner::score(const std::vector<std::string>& atoms) const
   return score_ground_atoms(parsed);
 }
 
-ScoreOptions Reasoner::State::scoring() const {
-  ScoreOptions o;
-  o.index = options.index;
-  return o;
+std::vector<RankKey> Reasoner::State::rank_keys(const std::vector<Atom>& atoms) const {
+  return ntp::rank_keys(model, *facts, atoms);
 }
 
 std::vector<double> Reasoner::score_ground_atoms(const std::vector<Atom>& atoms) const {
-  return score_atoms(state_->model, atoms, state_->scoring());
+  std::vector<double> scores;
+  scores.reserve(atoms.size());
+  for (const RankKey& key : state_->rank_keys(atoms)) scores.push_back(key.score);
+  return scores;
 }
 
 std::vector<InducedRule> Reasoner::rules(double min_confidence) const {

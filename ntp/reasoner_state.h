@@ -1,5 +1,6 @@
 // ntp/reasoner_state.h: what a Reasoner holds (ntp.h keeps it opaque, so
-// that the public header needs neither the tape nor the fact index).
+// that the public header needs neither the tape nor the fact index). Copies
+// of a Reasoner share one State, which no call changes.
 #pragma once
 
 #include "ntp/ntp.h"
@@ -17,12 +18,14 @@ struct Reasoner::State {
   Model model;           // with the SearchOptions' k put in
   SearchOptions options;
   RuleReadings readings;  // per rule: its reading and confidence, for Step::reading
+  // Built once, over `model`, and searched by every call: the model never
+  // changes, so the index never needs updating, and searching it is safe from
+  // several threads at once (FactIndex::nearest).
+  std::unique_ptr<FactIndex> facts;
 
-  // Built for each call: a Reasoner may be shared by threads.
-  std::unique_ptr<FactIndex> fact_index() const;
-  // How score() and answer() score: with the SearchOptions' index.
-  ScoreOptions scoring() const;
-  Explanation explain(const Atom& atom, int top_proofs, FactIndex& facts) const;
+  // The ranking keys of atoms, as the ranking protocol orders them.
+  std::vector<RankKey> rank_keys(const std::vector<Atom>& atoms) const;
+  Explanation explain(const Atom& atom, int top_proofs) const;  // through `facts`
 };
 
 }  // namespace ntp

@@ -39,6 +39,12 @@ std::vector<double> score_atoms(const Model& model, const std::vector<Atom>& ato
 }
 
 std::vector<RankKey> rank_keys(const Model& model, const std::vector<Atom>& atoms, const ScoreOptions& options) {
+  const std::unique_ptr<FactIndex> facts = make_fact_index(model, options.index.empty() ? model.prover.index : options.index);
+  return rank_keys(model, *facts, atoms, options);
+}
+
+std::vector<RankKey> rank_keys(const Model& model, FactIndex& facts, const std::vector<Atom>& atoms,
+                               const ScoreOptions& options) {
   const std::optional<Combine> rule = scoring_rule(model, options.source);
   if (rule != Combine::Proof && !model.prover.complex)
     throw std::invalid_argument("the model was trained without ComplEx (ntp train --complex)");
@@ -48,8 +54,7 @@ std::vector<RankKey> rank_keys(const Model& model, const std::vector<Atom>& atom
     for (std::size_t i = 0; i < atoms.size(); ++i) keys[i].score = link[i];
     return keys;
   }
-  const std::unique_ptr<FactIndex> facts = make_fact_index(model, options.index.empty() ? model.prover.index : options.index);
-  Prover prover(model, *facts, model.prover);
+  Prover prover(model, facts, model.prover);
   for (std::size_t begin = 0; begin < atoms.size(); begin += kChunk) {
     std::vector<Goal> goals;
     for (std::size_t i = begin; i < std::min(atoms.size(), begin + kChunk); ++i) goals.push_back({atoms[i], -1});

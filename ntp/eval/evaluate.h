@@ -10,6 +10,7 @@
 #pragma once
 
 #include "ntp/eval/metrics.h"
+#include "ntp/index/fact_index.h"
 #include "ntp/model/model.h"
 
 #include <optional>
@@ -43,6 +44,10 @@ std::vector<double> score_atoms(const Model& model, const std::vector<Atom>& ato
 // The keys rankings order atoms by: the score of score_atoms and, when
 // options.tie_break, the proof support (0 for ComplexOnly, which has no proofs).
 std::vector<RankKey> rank_keys(const Model& model, const std::vector<Atom>& atoms, const ScoreOptions& options = {});
+// The same through a fact index already built on `model` (options.index is
+// then not used): a Reasoner builds one and shares it among its calls.
+std::vector<RankKey> rank_keys(const Model& model, FactIndex& facts, const std::vector<Atom>& atoms,
+                               const ScoreOptions& options = {});
 
 struct CountriesResult {
   double auc_pr = 0;  // average precision, in [0, 1]
