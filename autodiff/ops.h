@@ -8,6 +8,7 @@
 
 #include "autodiff/tape.h"
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -65,6 +66,20 @@ Var segment_soft_max(Tape& t, Var x, const std::vector<Index>& segment_sizes, Sc
 // would otherwise give kernels that underflow. Clipped entries get no gradient.
 inline constexpr Scalar kMinSquaredDistance = 1e-6;
 inline constexpr Scalar kMaxSquaredDistance = 1e3;
+// The distance the kernel and the norm see: √s, with s clipped first.
+inline Scalar clipped_distance(Scalar squared_distance) {
+  const Scalar s = squared_distance < kMinSquaredDistance ? kMinSquaredDistance
+                   : squared_distance > kMaxSquaredDistance ? kMaxSquaredDistance
+                                                            : squared_distance;
+  return std::sqrt(s);
+}
+// NTP's RBF kernel of a squared distance s = ‖x - y‖²:  k = exp(-√clip(s)).
+// The one place the formula is written: the ops below compute it on the
+// tape, and the prover's plain-double scoring and the rules' confidence call
+// it directly, so that every kernel value in the library agrees to the bit.
+inline Scalar rbf_of_squared_distance(Scalar squared_distance) {
+  return std::exp(-clipped_distance(squared_distance));
+}
 // Row-wise Euclidean norm: (n, d) -> (n, 1).
 Var l2_norm_rows(Tape& t, Var x);
 // The RBF kernel of NTP, fused: k(x_i, y_i) = exp(-‖x_i - y_i‖), (n, d) x (n, d) -> (n, 1).

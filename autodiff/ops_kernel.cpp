@@ -25,10 +25,6 @@ static void rbf_kernel_rows_backward(Tape& t, int id);
 
 // Whether a squared distance falls outside the clip range (no gradient then).
 static bool clipped(Scalar s) { return s < kMinSquaredDistance || s > kMaxSquaredDistance; }
-static Scalar clip_squared(Scalar s) {
-  return s < kMinSquaredDistance ? kMinSquaredDistance
-                                 : (s > kMaxSquaredDistance ? kMaxSquaredDistance : s);
-}
 
 // ---- l2_norm_rows: y[i] = √clip(‖x[i]‖²);  dx[i] += g[i] x[i] / y[i]; aux = 1/y or 0 --
 
@@ -39,7 +35,7 @@ Var l2_norm_rows(Tape& t, Var x) {
   const Matrix& xv = t.value(x);
   for (Index i = 0; i < rows; ++i) {
     const Scalar s = xv.row(i).squaredNorm();
-    const Scalar r = std::sqrt(clip_squared(s));
+    const Scalar r = clipped_distance(s);
     n.value(i, 0) = r;
     n.aux(i, 0) = clipped(s) ? 0 : 1 / r;
   }
@@ -63,9 +59,8 @@ static void l2_norm_rows_backward(Tape& t, int id) {
 static void rbf_one(const Matrix& x, Index x_row, const Matrix& y, Index y_row, Scalar& k,
                     Scalar& factor) {
   const Scalar s = (x.row(x_row) - y.row(y_row)).squaredNorm();
-  const Scalar r = std::sqrt(clip_squared(s));
-  k = std::exp(-r);
-  factor = clipped(s) ? 0 : k / r;
+  k = rbf_of_squared_distance(s);
+  factor = clipped(s) ? 0 : k / clipped_distance(s);
 }
 
 Var rbf_kernel(Tape& t, Var x, Var y) {

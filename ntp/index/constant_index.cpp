@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -26,6 +27,58 @@ float squared_distance(const ann::RowMatrix& points, int a, int b) {
   return (points.row(a) - points.row(b)).squaredNorm();
 }
 
+// d(θ_p, θ_g) for one query predicate row p and each KB predicate g, and its
+// minimum over g (for certification).
+struct PredicateDistances {
+  std::vector<float> to_group;  // (P)
+  float nearest = kInfinity;
+};
+using PredicateTable = std::unordered_map<int, PredicateDistances>;  // predicate row -> its distances
+
+PredicateTable predicate_distances(const Model& model, const std::vector<FactQuery>& queries) {
+  PredicateTable table;
+  for (const FactQuery& q : queries) {
+    auto [it, added] = table.try_emplace(q.predicate_row);
+    if (!added) continue;
+    for (int g = 0; g < model.num_kb_predicates; ++g) {
+      const float d = static_cast<float>(
+          (model.predicates.value.row(q.predicate_row) - model.predicates.value.row(g)).squaredNorm());
+      it->second.to_group.push_back(d);
+      it->second.nearest = std::min(it->second.nearest, d);
+    }
+  }
+  return table;
+}
+
+// Marks on the facts a tuple's gather has pushed, so that each is pushed
+// once. One array per thread, as long as the KB and kept across searches:
+// each gather takes a new stamp, and stamps only grow, so an old mark never
+// equals the current one.
+class SeenFacts {
+ public:
+  // This thread's marks, with a fresh stamp.
+  static SeenFacts& of_this_thread(std::size_t num_facts) {
+    thread_local SeenFacts marks;
+    if (marks.seen_.size() < num_facts) marks.seen_.resize(num_facts, 0u);
+    if (++marks.stamp_ == 0) {  // wrapped: forget every mark
+      std::fill(marks.seen_.begin(), marks.seen_.end(), 0u);
+      marks.stamp_ = 1;
+    }
+    return marks;
+  }
+  // True the first time fact f is seen under the current stamp.
+  bool first_visit(int f) {
+    unsigned& mark = seen_[static_cast<std::size_t>(f)];
+    if (mark == stamp_) return false;
+    mark = stamp_;
+    return true;
+  }
+
+ private:
+  std::vector<unsigned> seen_;
+  unsigned stamp_ = 0;
+};
+
 }  // namespace
 
 ConstantIndex::Adjacency ConstantIndex::make_adjacency(const std::vector<int>& facts, int position, int num_constants) const {
@@ -42,23 +95,92 @@ ConstantIndex::Adjacency ConstantIndex::make_adjacency(const std::vector<int>& f
   return adj;
 }
 
-// One constant tuple's search: per-thread scratch and the steps of it.
+// The queries of one search() that share their constants at the ground
+// positions (their tuple): one search serves them all.
+struct ConstantIndex::TupleQueries {
+  std::vector<int> constants;        // (ground positions)
+  std::vector<std::size_t> members;  // indices into the queries
+
+  // The queries grouped by tuple, in tuple order.
+  static std::vector<TupleQueries> group(const std::vector<FactQuery>& queries, const std::vector<int>& ground) {
+    std::map<std::vector<int>, std::vector<std::size_t>> by_tuple;
+    for (std::size_t q = 0; q < queries.size(); ++q) {
+      std::vector<int> tuple;
+      for (int i : ground) tuple.push_back(queries[q].args[static_cast<std::size_t>(i)]);
+      by_tuple[tuple].push_back(q);
+    }
+    std::vector<TupleQueries> tuples;
+    for (auto& [tuple, members] : by_tuple) tuples.push_back({tuple, std::move(members)});
+    return tuples;
+  }
+};
+
+// Where a tuple's candidate facts come from. gather() pushes each candidate
+// with its cd into the search's groups, looking up `neighbours` constants
+// per ground position when it uses the graph, and returns a bound on the cd
+// of every fact it did not push (infinity: it pushed them all).
+struct ConstantIndex::CandidateSource {
+  virtual ~CandidateSource() = default;
+  virtual float gather(TupleSearch& s, const std::vector<int>& tuple, int neighbours) const = 0;
+};
+
+// One constant tuple's search, in three steps: gather candidate facts (a
+// CandidateSource), rank them for each query of the tuple, and widen the
+// look-up while some answer is not certified. Holds one thread's scratch,
+// reused from tuple to tuple.
 struct ConstantIndex::TupleSearch {
-  const ConstantIndex& index;
+  ConstantIndex& index;
   const std::vector<int>& ground;  // argument positions compared
   int arity;
   int want;
   std::vector<ann::TopK> groups;                  // (P): facts of each KB predicate, smallest cd first
   std::vector<std::vector<ann::Scored>> sorted;   // (P): the same, sorted
-  Eigen::VectorXf distances;                      // Scan: (C) d(θ_tuple[i], θ_c) for one position
+  Eigen::VectorXf distances;                      // scan: (C) d(θ_tuple[i], θ_c) for one position
+  std::vector<Neighbourhood> wider;               // (ground): look-ups wider than the first
+  std::vector<const Neighbourhood*> near;         // (ground): the look-up in use at each position
 
-  TupleSearch(const ConstantIndex& idx, const std::vector<int>& g, int a, int w)
+  TupleSearch(ConstantIndex& idx, const std::vector<int>& g, int a, int w)
       : index(idx), ground(g), arity(a), want(w), groups(static_cast<std::size_t>(idx.model_.num_kb_predicates)),
-        sorted(groups.size()) {}
+        sorted(groups.size()), wider(g.size()), near(g.size()) {}
 
-  void reset_groups() {
-    for (ann::TopK& g : groups) g.reset(want);
+  // Each query's `want` nearest facts into found[q], widening the look-up
+  // (doubling the neighbours, up to the widest) until all are certified.
+  void run(const CandidateSource& source, const TupleQueries& tuple, const std::vector<FactQuery>& queries,
+           const PredicateTable& predicates, std::vector<std::vector<int>>& found) {
+    const int widest = index.widest_lookup();
+    for (int m = index.options_.neighbours;; m = std::min(2 * m, widest)) {
+      for (ann::TopK& g : groups) g.reset(want);
+      const float bound = source.gather(*this, tuple.constants, m);
+      for (std::size_t g = 0; g < groups.size(); ++g) sorted[g] = groups[g].sorted();
+      bool certified = true;
+      for (std::size_t q : tuple.members)
+        certified = rank(queries[q], predicates.at(queries[q].predicate_row), bound, found[q]) && certified;
+      if (certified || m >= widest) return;
+      index.count_widened();
+    }
   }
+
+  // The query's nearest gathered facts, its predicate distance added to
+  // each group's cd. Every fact not gathered is at least `unseen` away; the
+  // answer is certified when the last fact it keeps (want minus this
+  // query's masked facts: the caller asked for spares) is not farther.
+  bool rank(const FactQuery& query, const PredicateDistances& pd, float bound, std::vector<int>& found) const {
+    ann::TopK best;
+    best.reset(want);
+    for (std::size_t g = 0; g < sorted.size(); ++g)
+      for (const ann::Scored& e : sorted[g]) best.push(pd.to_group[g] + e.distance, e.id);
+    const float unseen = pd.nearest + bound;
+    found.clear();
+    const int to_keep = std::max(1, want - query.masked.size());
+    int kept = 0;
+    float last_kept = kInfinity;
+    for (const ann::Scored& b : best.sorted()) {
+      found.push_back(b.id);
+      if (!query.masked.contains(b.id) && ++kept == to_keep) last_kept = b.distance;
+    }
+    return unseen == kInfinity || last_kept <= unseen;
+  }
+
   void push(int fact, float cd) {
     groups[static_cast<std::size_t>(index.model_.kb.facts[static_cast<std::size_t>(fact)].predicate)].push(cd, fact);
   }
@@ -81,38 +203,74 @@ struct ConstantIndex::TupleSearch {
     for (std::size_t j = 0; j < facts.size(); ++j) push(facts[j], cd[j]);
   }
 
-  // Scores the candidates: the facts holding one of near[i]'s constants at
-  // ground position i, each once (its cd term at i is the neighbour's known
-  // distance). Returns the bound Σ_i r_i on the cd of every other fact.
-  float candidates_near(const std::vector<int>& tuple, const std::vector<const Neighbourhood*>& near) {
-    // Per-thread marks, kept across calls: stamps only grow, so an old mark
-    // never equals a new stamp.
-    thread_local std::vector<unsigned> seen;
-    thread_local unsigned stamp = 0;
-    if (seen.size() < index.model_.kb.facts.size()) seen.resize(index.model_.kb.facts.size(), 0u);
-    if (++stamp == 0) {  // wrapped: forget every mark
-      std::fill(seen.begin(), seen.end(), 0u);
-      stamp = 1;
-    }
+  // The candidates of the look-ups in `near`: the facts holding one of
+  // near[i]'s constants at ground position i, each once. Returns the bound
+  // Σ_i r_i on the cd of every other fact.
+  float candidates_near(const std::vector<int>& tuple) {
+    SeenFacts& seen = SeenFacts::of_this_thread(index.model_.kb.facts.size());
     float bound = 0;
     for (std::size_t i = 0; i < ground.size(); ++i) {
       const Adjacency& adj = index.adjacency(arity, ground[i]);
-      for (std::size_t n = 0; n < near[i]->constants.size(); ++n) {
-        const int c = near[i]->constants[n];
-        for (int j = adj.offsets[static_cast<std::size_t>(c)]; j < adj.offsets[static_cast<std::size_t>(c) + 1]; ++j) {
-          const int f = adj.facts[static_cast<std::size_t>(j)];
-          if (seen[static_cast<std::size_t>(f)] == stamp) continue;
-          seen[static_cast<std::size_t>(f)] = stamp;
-          const Atom& fact = index.model_.kb.facts[static_cast<std::size_t>(f)];
-          float cd = near[i]->distances[n];
-          for (std::size_t other = 0; other < ground.size(); ++other)
-            if (other != i) cd += squared_distance(index.points_, tuple[other], fact.args[static_cast<std::size_t>(ground[other])]);
-          push(f, cd);
-        }
-      }
+      for (std::size_t n = 0; n < near[i]->constants.size(); ++n)
+        push_facts_holding(adj, near[i]->constants[n], i, near[i]->distances[n], tuple, seen);
       bound += near[i]->radius;
     }
     return bound;
+  }
+
+  // The facts not yet seen that hold constant c at ground position i, whose
+  // cd term there is `distance` (c's, known from the look-up).
+  void push_facts_holding(const Adjacency& adj, int c, std::size_t i, float distance, const std::vector<int>& tuple,
+                          SeenFacts& seen) {
+    for (int j = adj.offsets[static_cast<std::size_t>(c)]; j < adj.offsets[static_cast<std::size_t>(c) + 1]; ++j) {
+      const int f = adj.facts[static_cast<std::size_t>(j)];
+      if (!seen.first_visit(f)) continue;
+      const Atom& fact = index.model_.kb.facts[static_cast<std::size_t>(f)];
+      float cd = distance;
+      for (std::size_t other = 0; other < ground.size(); ++other)
+        if (other != i) cd += squared_distance(index.points_, tuple[other], fact.args[static_cast<std::size_t>(ground[other])]);
+      push(f, cd);
+    }
+  }
+};
+
+// Every fact of the arity is a candidate: exact, nothing left unseen.
+struct ConstantIndex::ScanAll : CandidateSource {
+  float gather(TupleSearch& s, const std::vector<int>& tuple, int) const override {
+    s.scan(tuple);
+    return kInfinity;
+  }
+};
+
+// The facts holding, at some ground position, one of the constants nearest
+// to the tuple's constant there. The first look-up of every distinct
+// constant of the batch is made up front, in parallel, and shared by its
+// tuples; wider ones are made per tuple, when needed.
+struct ConstantIndex::NearConstants : CandidateSource {
+  const ConstantIndex& index;
+  std::vector<int> distinct;         // ascending: every constant of every tuple
+  std::vector<Neighbourhood> first;  // (distinct): their first look-ups
+
+  NearConstants(const ConstantIndex& idx, const std::vector<TupleQueries>& tuples) : index(idx) {
+    for (const TupleQueries& t : tuples) distinct.insert(distinct.end(), t.constants.begin(), t.constants.end());
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    first.resize(distinct.size());
+#pragma omp parallel for schedule(dynamic, 4)
+    for (std::size_t i = 0; i < distinct.size(); ++i) first[i] = index.neighbourhood(distinct[i], index.options_.neighbours);
+  }
+
+  float gather(TupleSearch& s, const std::vector<int>& tuple, int neighbours) const override {
+    for (std::size_t i = 0; i < tuple.size(); ++i) {
+      if (neighbours == index.options_.neighbours) s.near[i] = first_of(tuple[i]);
+      else s.near[i] = &(s.wider[i] = index.neighbourhood(tuple[i], neighbours));
+    }
+    return s.candidates_near(tuple);
+  }
+
+  const Neighbourhood* first_of(int c) const {
+    const auto at = std::lower_bound(distinct.begin(), distinct.end(), c) - distinct.begin();
+    return &first[static_cast<std::size_t>(at)];
   }
 };
 
@@ -168,14 +326,10 @@ const ConstantIndex::Adjacency& ConstantIndex::adjacency(int arity, int position
   return adjacency_[static_cast<std::size_t>(arity)][static_cast<std::size_t>(position)];
 }
 
-void ConstantIndex::copy_constant(int c) {
-  points_.row(c) = model_.constants.value.row(c).cast<float>();
-  norms_[c] = points_.row(c).squaredNorm();
-}
+void ConstantIndex::copy_constant(int c) { points_.row(c) = model_.constants.value.row(c).cast<float>(); }
 
 void ConstantIndex::all_moved() {
   points_ = model_.constants.value.cast<float>();
-  norms_ = points_.rowwise().squaredNorm();
   pending_.clear();
   is_pending_.assign(static_cast<std::size_t>(points_.rows()), 0);
   steps_since_update_ = 0;
@@ -223,99 +377,33 @@ void ConstantIndex::apply_moved(const MovedRows& rows) {
   pending_.clear();
 }
 
+std::unique_ptr<ConstantIndex::CandidateSource> ConstantIndex::candidate_source(
+    const std::vector<int>& ground, const std::vector<TupleQueries>& tuples) const {
+  // A pattern without ground positions has no constant to look up: every
+  // fact is a candidate. (Without constants in the model, no pattern has
+  // ground positions, so the graph exists whenever it is asked.)
+  if (lookup_ == Lookup::Scan || ground.empty()) return std::make_unique<ScanAll>();
+  return std::make_unique<NearConstants>(*this, tuples);
+}
+
+int ConstantIndex::widest_lookup() const {
+  // A k-d tree widens until certified (exact); an HNSW graph up to max_neighbours.
+  return lookup_ == Lookup::KdTree ? std::max(1, static_cast<int>(points_.rows())) : options_.max_neighbours;
+}
+
 std::vector<std::vector<int>> ConstantIndex::search(const std::vector<FactQuery>& queries, int want) {
   const std::vector<int> pattern = pattern_key(queries.front());
   const int arity = pattern[0];
   const std::vector<int> ground(pattern.begin() + 1, pattern.end());
-  const int num_groups = model_.num_kb_predicates;
-
-  // d(θ_p, θ_g) for each distinct query predicate row p and KB predicate g,
-  // and its minimum over g (for certification).
-  struct PredicateDistances {
-    std::vector<float> to_group;  // (P)
-    float nearest = kInfinity;
-  };
-  std::unordered_map<int, PredicateDistances> predicate_distances;
-  for (const FactQuery& q : queries) {
-    auto [it, added] = predicate_distances.try_emplace(q.predicate_row);
-    if (!added) continue;
-    for (int g = 0; g < num_groups; ++g) {
-      const float d = static_cast<float>(
-          (model_.predicates.value.row(q.predicate_row) - model_.predicates.value.row(g)).squaredNorm());
-      it->second.to_group.push_back(d);
-      it->second.nearest = std::min(it->second.nearest, d);
-    }
-  }
-  // Queries sharing their constants at the ground positions share one search.
-  std::map<std::vector<int>, std::vector<std::size_t>> by_tuple;
-  for (std::size_t q = 0; q < queries.size(); ++q) {
-    std::vector<int> tuple;
-    for (int i : ground) tuple.push_back(queries[q].args[static_cast<std::size_t>(i)]);
-    by_tuple[tuple].push_back(q);
-  }
-  const std::vector<std::pair<std::vector<int>, std::vector<std::size_t>>> tuples(by_tuple.begin(), by_tuple.end());
-
-  // The first look-up of every distinct constant, shared by its tuples.
-  const bool use_graph = graph_ && !ground.empty();
-  std::vector<int> distinct;
-  if (use_graph) {
-    for (const auto& [tuple, members] : tuples) distinct.insert(distinct.end(), tuple.begin(), tuple.end());
-    std::sort(distinct.begin(), distinct.end());
-    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-  }
-  std::vector<Neighbourhood> first(distinct.size());
-#pragma omp parallel for schedule(dynamic, 4)
-  for (std::size_t i = 0; i < distinct.size(); ++i) first[i] = neighbourhood(distinct[i], options_.neighbours);
-  auto first_of = [&](int c) { return &first[static_cast<std::size_t>(std::lower_bound(distinct.begin(), distinct.end(), c) - distinct.begin())]; };
-
+  const PredicateTable predicates = predicate_distances(model_, queries);
+  const std::vector<TupleQueries> tuples = TupleQueries::group(queries, ground);
+  const std::unique_ptr<CandidateSource> source = candidate_source(ground, tuples);
   std::vector<std::vector<int>> found(queries.size());
-  const int widest = lookup_ == Lookup::KdTree ? std::max(1, static_cast<int>(points_.rows())) : options_.max_neighbours;
 #pragma omp parallel
   {
     TupleSearch s(*this, ground, arity, want);
-    std::vector<Neighbourhood> wider(ground.size());
-    std::vector<const Neighbourhood*> near(ground.size());
 #pragma omp for schedule(dynamic, 2)
-    for (std::size_t t = 0; t < tuples.size(); ++t) {
-      const auto& [tuple, members] = tuples[t];
-      for (int m = options_.neighbours;; m = std::min(2 * m, widest)) {
-        s.reset_groups();
-        float bound = kInfinity;
-        if (use_graph) {
-          for (std::size_t i = 0; i < ground.size(); ++i) {
-            if (m == options_.neighbours) near[i] = first_of(tuple[i]);
-            else near[i] = &(wider[i] = neighbourhood(tuple[i], m));
-          }
-          bound = s.candidates_near(tuple, near);
-        } else {
-          s.scan(tuple);
-        }
-        for (int g = 0; g < num_groups; ++g) s.sorted[static_cast<std::size_t>(g)] = s.groups[static_cast<std::size_t>(g)].sorted();
-        bool certified = true;
-        for (std::size_t q : members) {
-          const PredicateDistances& pd = predicate_distances.at(queries[q].predicate_row);
-          ann::TopK best;
-          best.reset(want);
-          for (int g = 0; g < num_groups; ++g)
-            for (const ann::Scored& e : s.sorted[static_cast<std::size_t>(g)]) best.push(pd.to_group[static_cast<std::size_t>(g)] + e.distance, e.id);
-          // Every fact not looked at is at least `unseen` away; the answer is
-          // certified when the last fact it keeps (want minus this query's
-          // masked facts: the caller asked for spares) is not farther.
-          const float unseen = pd.nearest + bound;
-          found[q].clear();
-          const int to_keep = std::max(1, want - queries[q].masked.size());
-          int kept = 0;
-          float last_kept = kInfinity;
-          for (const ann::Scored& b : best.sorted()) {
-            found[q].push_back(b.id);
-            if (!queries[q].masked.contains(b.id) && ++kept == to_keep) last_kept = b.distance;
-          }
-          certified = certified && (unseen == kInfinity || last_kept <= unseen);
-        }
-        if (certified || m >= widest) break;
-        count_widened();
-      }
-    }
+    for (std::size_t t = 0; t < tuples.size(); ++t) s.run(*source, tuples[t], queries, predicates, found);
   }
   return found;
 }

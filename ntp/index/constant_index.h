@@ -51,7 +51,16 @@ class ConstantIndex : public FactIndex {
   void apply_moved(const MovedRows& rows) override;
 
  private:
-  struct TupleSearch;  // the per-tuple work, in constant_index.cpp
+  // The steps of search(), in constant_index.cpp.
+  struct TupleQueries;     // the queries sharing one constant tuple
+  struct TupleSearch;      // one tuple's search: gather, rank, widen (per thread)
+  struct CandidateSource;  // where a tuple's candidate facts come from:
+  struct ScanAll;          //   every fact of the arity
+  struct NearConstants;    //   the facts near the tuple's constants in the graph
+  std::unique_ptr<CandidateSource> candidate_source(const std::vector<int>& ground,
+                                                    const std::vector<TupleQueries>& tuples) const;
+  int widest_lookup() const;  // the most neighbours a look-up may ask for
+
   // The m constants nearest to constant c in the graph, and the largest of
   // their current squared distances to c (infinity when the graph holds < m).
   struct Neighbourhood {
@@ -75,7 +84,6 @@ class ConstantIndex : public FactIndex {
   FactIndexOptions options_;
   int update_every_;            // steps between relinks of the moved constants
   ann::RowMatrix points_;       // (C, d) float copy of the constant table, always current
-  Eigen::VectorXf norms_;       // (C) squared norms of points_ rows
   std::vector<std::vector<Adjacency>> adjacency_;  // [arity][position]
   std::unique_ptr<ann::Index> graph_;  // Hnsw or KdTree lookups: over points_, possibly stale
   std::vector<int> pending_;           // constants moved since the graph last saw them

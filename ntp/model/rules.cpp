@@ -5,7 +5,6 @@
 #include "ntp/model/rule_attention.h"
 
 #include <algorithm>
-#include <cmath>
 
 namespace ntp {
 
@@ -31,8 +30,7 @@ std::pair<int, double> nearest_predicate(const Model& m, const ad::Matrix& weigh
     const double sq = (m.predicates.value.row(row) - m.predicates.value.row(p)).squaredNorm();
     if (best < 0 || sq < best_sq) { best = p; best_sq = sq; }
   }
-  const double clipped = std::clamp(best_sq, ad::kMinSquaredDistance, ad::kMaxSquaredDistance);
-  return {best, std::exp(-std::sqrt(clipped))};
+  return {best, ad::rbf_of_squared_distance(best_sq)};
 }
 
 }  // namespace

@@ -61,71 +61,99 @@ std::string symbol_name(const Model& model, Table table, int row) {
   return table == Table::Predicate ? model.predicate_row_name(row) : model.kb.constants.name(row);
 }
 
+// The replay itself: the pending atoms with names, the bindings, and how
+// many rules were applied so far (each application names its variables apart).
+class Replay {
+ public:
+  Replay(const Model& model, const Atom& goal, const std::vector<std::string>& goal_variables) : model_(model) {
+    NamedAtom first{goal.predicate, {}};
+    for (std::size_t i = 0; i < goal.args.size(); ++i) {
+      if (goal.args[i] >= 0) {
+        first.terms.push_back(model.kb.constants.name(goal.args[i]));
+        continue;
+      }
+      const bool named = i < goal_variables.size() && !goal_variables[i].empty();
+      const std::string name = named ? goal_variables[i] : "_" + std::to_string(i);
+      bindings_.declare(name);
+      first.terms.push_back(name);
+    }
+    pending_.push_back(std::move(first));
+  }
+
+  bool done() const { return pending_.empty(); }
+
+  // Step s proves the front pending atom: the step as shown, with its kernels.
+  Step next(const ProofStep& s, const RuleReadings& readings) {
+    const NamedAtom asked = pending_.front();
+    pending_.erase(pending_.begin());
+    Step step;
+    step.depth = s.depth;
+    step.goal = atom_text(model_, asked, bindings_);
+    step.by_rule = s.by_rule;
+    step.id = s.id;
+    for (const Comparison& c : s.comparisons) {
+      const double k = kernel(model_, c);
+      step.matches.push_back({symbol_name(model_, c.table, c.a), symbol_name(model_, c.table, c.b), k});
+      step.score = std::min(step.score, k);
+    }
+    if (s.by_rule) {
+      step.reading = readings.text.at(static_cast<std::size_t>(s.id));
+      step.confidence = readings.confidence.at(static_cast<std::size_t>(s.id));
+      apply_rule(model_.rules.at(static_cast<std::size_t>(s.id)), asked, step);
+    } else {
+      apply_fact(model_.kb.facts.at(static_cast<std::size_t>(s.id)), asked, step);
+    }
+    return step;
+  }
+
+ private:
+  // As the prover's apply_rule: head unified with the atom asked, body in front.
+  void apply_rule(const Rule& rule, const NamedAtom& asked, Step& step) {
+    const Template& tpl = model_.kb.templates.at(static_cast<std::size_t>(rule.template_id));
+    step.used = to_string(model_, rule);
+    // X, Y, Z the first time, X_2, Y_2, Z_2 the second...
+    ++rule_applications_;
+    const std::string suffix = rule_applications_ == 1 ? "" : "_" + std::to_string(rule_applications_);
+    auto term = [&](const Term& t) {
+      if (!t.is_variable) return model_.kb.constants.name(t.id);
+      const std::string name = tpl.variable_names.at(static_cast<std::size_t>(t.id)) + suffix;
+      bindings_.declare(name);
+      return name;
+    };
+    for (std::size_t i = 0; i < rule.head.args.size() && i < asked.terms.size(); ++i)
+      bindings_.unify(term(rule.head.args[i]), asked.terms[i], step.substitution);
+    std::vector<NamedAtom> body;
+    for (const RuleAtom& b : rule.body) {
+      NamedAtom a{b.predicate.id, {}};
+      for (const Term& t : b.args) a.terms.push_back(term(t));
+      body.push_back(std::move(a));
+    }
+    pending_.insert(pending_.begin(), body.begin(), body.end());
+  }
+
+  // As the prover's apply_fact: the atom asked unified with the fact.
+  void apply_fact(const Atom& fact, const NamedAtom& asked, Step& step) {
+    step.used = to_string(model_.kb, fact);
+    for (std::size_t i = 0; i < fact.args.size() && i < asked.terms.size(); ++i)
+      bindings_.unify(asked.terms[i], model_.kb.constants.name(fact.args[i]), step.substitution);
+  }
+
+  const Model& model_;
+  Bindings bindings_;
+  std::vector<NamedAtom> pending_;
+  int rule_applications_ = 0;
+};
+
 }  // namespace
 
 Proof describe_path(const Model& model, const ProofPath& path, const Atom& goal,
                     const std::vector<std::string>& goal_variables, const RuleReadings& readings) {
-  Bindings bindings;
-  NamedAtom first{goal.predicate, {}};
-  for (std::size_t i = 0; i < goal.args.size(); ++i) {
-    if (goal.args[i] >= 0) {
-      first.terms.push_back(model.kb.constants.name(goal.args[i]));
-      continue;
-    }
-    const std::string name = i < goal_variables.size() && !goal_variables[i].empty() ? goal_variables[i] : "_" + std::to_string(i);
-    bindings.declare(name);
-    first.terms.push_back(name);
-  }
-  std::vector<NamedAtom> pending{first};
-  int rule_applications = 0;
-
+  Replay replay(model, goal, goal_variables);
   Proof proof;
   proof.score = 1;
   for (const ProofStep& s : path.steps) {
-    if (pending.empty()) break;  // cannot happen for a path of this goal
-    const NamedAtom asked = pending.front();
-    pending.erase(pending.begin());
-    Step step;
-    step.depth = s.depth;
-    step.goal = atom_text(model, asked, bindings);
-    step.by_rule = s.by_rule;
-    step.id = s.id;
-    for (const Comparison& c : s.comparisons) {
-      const double k = kernel(model, c);
-      step.matches.push_back({symbol_name(model, c.table, c.a), symbol_name(model, c.table, c.b), k});
-      step.score = std::min(step.score, k);
-    }
-    if (s.by_rule) {
-      const Rule& rule = model.rules.at(static_cast<std::size_t>(s.id));
-      const Template& tpl = model.kb.templates.at(static_cast<std::size_t>(rule.template_id));
-      step.used = to_string(model, rule);
-      step.reading = readings.text.at(static_cast<std::size_t>(s.id));
-      step.confidence = readings.confidence.at(static_cast<std::size_t>(s.id));
-      // Each application gets its own variables (the prover renames rules
-      // apart): X, Y, Z the first time, X_2, Y_2, Z_2 the second...
-      ++rule_applications;
-      const std::string suffix = rule_applications == 1 ? "" : "_" + std::to_string(rule_applications);
-      auto term = [&](const Term& t) {
-        if (!t.is_variable) return model.kb.constants.name(t.id);
-        const std::string name = tpl.variable_names.at(static_cast<std::size_t>(t.id)) + suffix;
-        bindings.declare(name);
-        return name;
-      };
-      for (std::size_t i = 0; i < rule.head.args.size() && i < asked.terms.size(); ++i)
-        bindings.unify(term(rule.head.args[i]), asked.terms[i], step.substitution);
-      std::vector<NamedAtom> body;
-      for (const RuleAtom& b : rule.body) {
-        NamedAtom a{b.predicate.id, {}};
-        for (const Term& t : b.args) a.terms.push_back(term(t));
-        body.push_back(std::move(a));
-      }
-      pending.insert(pending.begin(), body.begin(), body.end());
-    } else {
-      const Atom& fact = model.kb.facts.at(static_cast<std::size_t>(s.id));
-      step.used = to_string(model.kb, fact);
-      for (std::size_t i = 0; i < fact.args.size() && i < asked.terms.size(); ++i)
-        bindings.unify(asked.terms[i], model.kb.constants.name(fact.args[i]), step.substitution);
-    }
+    if (replay.done()) break;  // cannot happen for a path of this goal
+    Step step = replay.next(s, readings);
     proof.score = std::min(proof.score, step.score);
     proof.steps.push_back(std::move(step));
   }

@@ -7,11 +7,13 @@
 //    not decide anything here; it records a Comparison (a kernel to compute
 //    later), while a variable simply binds. Finished states are proof paths.
 //    All the states of one round that ask the same kind of question share one
-//    batched nearest-neighbour search.
+//    batched nearest-neighbour search. (prover.cpp; proof_state.h holds the
+//    states and steps, search_policy.h which states are kept.)
 // 2. score_goals() is numeric and differentiable. It computes every distinct
 //    comparison's kernel on the tape in one gather + rbf_kernel per table,
 //    takes the min along each path and the max over each goal's paths:
 //        score(goal) = max_paths min_{(a,b) in path} exp(-‖θ_a - θ_b‖).
+//    (scoring.cpp.)
 // Which paths exist depends on the embeddings only through the selection,
 // which is not differentiated (as in NTP 2.0): gradients flow through the
 // kernels of the selected paths.

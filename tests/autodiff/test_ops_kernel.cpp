@@ -134,3 +134,21 @@ TEST_CASE("rbf_kernel_rows matches its reference and finite differences") {
   CHECK_THROWS_AS(ad::rbf_kernel_rows(t, a, {2}, b, {0}), std::out_of_range);
   CHECK_THROWS_AS(ad::rbf_kernel_rows(t, a, {0}, b, {4}), std::out_of_range);
 }
+
+TEST_CASE("rbf_of_squared_distance is the value rbf_kernel computes, to the bit, clipped or not") {
+  // The prover's plain-double scores and the rules' confidence call the
+  // scalar function; training computes the op. They must agree exactly.
+  Matrix x = random_matrix(6, 3, 53);
+  Matrix y = random_matrix(6, 3, 54);
+  y.row(0) = x.row(0);                    // distance 0: clipped below
+  y.row(1) = x.row(1).array() + 1e-5;     // tiny: clipped below
+  y.row(2) = x.row(2).array() + 40.0;     // far: clipped above
+  ad::Tape t;
+  const ad::Var k = ad::rbf_kernel(t, t.constant(x), t.constant(y));
+  for (ad::Index r = 0; r < x.rows(); ++r) {
+    CAPTURE(r);
+    CHECK(t.value(k)(r, 0) == ad::rbf_of_squared_distance((x.row(r) - y.row(r)).squaredNorm()));
+  }
+  CHECK(ad::rbf_of_squared_distance(0) == std::exp(-std::sqrt(ad::kMinSquaredDistance)));
+  CHECK(ad::rbf_of_squared_distance(1e9) == std::exp(-std::sqrt(ad::kMaxSquaredDistance)));
+}

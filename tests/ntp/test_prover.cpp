@@ -10,6 +10,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <omp.h>
 #include <random>
 #include <sstream>
 #include <tuple>
@@ -310,4 +311,38 @@ TEST_CASE("depth counts rule applications along one branch, not across sibling a
   ntp::Model shallow = m;
   shallow.prover.depth = 1;
   CHECK(prove(shallow, {{atom(m, "p(a, c)"), -1}})[0] < 0.99);
+}
+
+TEST_CASE("goals searched in chunks across threads give the batch searched on one thread") {
+  // The chunks' paths are laid out together, their comparisons numbered
+  // once: the batch must not depend on how the goals were split.
+  std::ostringstream facts;
+  std::mt19937 rng(41);
+  for (int i = 0; i < 90; ++i)
+    facts << (i % 3 == 0 ? "p" : i % 3 == 1 ? "q" : "r") << "(c" << rng() % 12 << ",c" << rng() % 12 << ").\n";
+  for (int k_facts : {2, 0}) {  // every path, and branch and bound
+    CAPTURE(k_facts);
+    ntp::ProverConfig config = exhaustive(1);
+    config.k_facts = k_facts;
+    ntp::Model m = ntp::make_model(make_kb(facts.str(), "2 #1(X, Y) :- #2(X, Z), #3(Z, Y).\n"), 2, config, 43);
+    std::vector<ntp::Goal> goals;
+    for (int i = 0; i < static_cast<int>(m.kb.facts.size()); ++i) goals.push_back({m.kb.facts[static_cast<std::size_t>(i)], i});
+    const auto index = ntp::make_fact_index(m, "table");
+    ntp::Prover prover(m, *index, m.prover);
+    const int threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    const ntp::ProofBatch whole = prover.search(goals);
+    omp_set_num_threads(3);  // 90 goals: three chunks
+    const ntp::ProofBatch chunked = prover.search(goals);
+    omp_set_num_threads(threads);
+    CHECK(chunked.path_counts == whole.path_counts);
+    REQUIRE(chunked.comparisons.size() == whole.comparisons.size());
+    for (std::size_t i = 0; i < whole.comparisons.size(); ++i) {
+      CHECK(chunked.comparisons[i].table == whole.comparisons[i].table);
+      CHECK(chunked.comparisons[i].a == whole.comparisons[i].a);
+      CHECK(chunked.comparisons[i].b == whole.comparisons[i].b);
+    }
+    REQUIRE(chunked.paths.size() == whole.paths.size());
+    for (std::size_t p = 0; p < whole.paths.size(); ++p) CHECK(chunked.paths[p].comparisons == whole.paths[p].comparisons);
+  }
 }
