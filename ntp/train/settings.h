@@ -2,8 +2,8 @@
 // its checkpoint. The settings are a text of `name=value` lines, stored in the
 // checkpoint: every option that shapes the trained model except the number
 // of epochs (which a resumed run may extend) and the threads, and a hash of
-// the training data. The names are those of `ntp train`'s options, so that a
-// refusal reads the same in the library and at the command line.
+// the training data. The names (dim, lr, k-rules, ...) are part of the
+// checkpoint format: they stay as written, so that older checkpoints resume.
 #pragma once
 
 #include "ntp/train/options.h"
