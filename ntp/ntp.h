@@ -8,10 +8,9 @@
 //   for (const ntp::InducedRule& rule : r.rules(0.5)) std::cout << rule.text << "\n";
 //
 //   ntp::TrainingData data = ntp::read_training_data("train.nl", "rules.nlt");  // or from_text(...)
-//   ntp::Model m = ntp::new_model(data, ntp::ModelOptions{});
-//   ntp::train(m, ntp::TrainOptions{}, &std::cerr);
-//   ntp::save_model(m, "out.ntp");
-//   // or, with a dev metric, checkpoints and resumption: ntp::run_training (training_run.h)
+//   ntp::RunOptions run;
+//   run.model_path = "out.ntp";  // also: a dev metric, the model kept, resumption, a log, a stop flag
+//   ntp::train(data, ntp::ModelOptions{}, ntp::TrainOptions{}, run, &std::cerr);
 //
 // Every error is an exception derived from std::exception whose what() says
 // what was wrong and where: ntp::ParseError (file, line, column) for text
@@ -31,8 +30,8 @@
 #include "ntp/model/config.h"
 #include "ntp/model/induced_rule.h"
 #include "ntp/prover/explanation.h"
+#include "ntp/train/options.h"
 #include "ntp/train/train.h"
-#include "ntp/train/training_run.h"
 #include "ntp/train/training_data.h"
 
 #include <memory>

@@ -38,7 +38,7 @@
 namespace ntp {
 
 // Facts hidden from a goal's proofs: in training, the fact being proven (so
-// that it cannot prove itself) and, with pair masking (train.h), every other
+// that it cannot prove itself) and, with pair masking (TrainingMask), every other
 // fact between the same constants. Usually none or one, so a plain list; it
 // converts from one fact id (-1 = none), as most callers hold one.
 struct MaskedFacts {
@@ -64,16 +64,6 @@ struct FactQuery {
 struct MovedRows {
   std::vector<int> predicates;
   std::vector<int> constants;
-};
-
-// Work done by an index since it was made (or since reset_stats), for
-// `ntp train --profile`. Seconds are summed over the threads that searched.
-struct FactIndexStats {
-  long long queries = 0;
-  double search_seconds = 0;
-  double maintenance_seconds = 0;  // applying moved rows: relinking, rebuilding tables
-  long long rows_relinked = 0;     // ANN engines: points moved in the graph
-  long long widened = 0;           // ANN engines: searches repeated with more neighbours
 };
 
 // The pattern a query asks in: its arity, then its ground positions

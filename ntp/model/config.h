@@ -1,6 +1,7 @@
 // ntp/model/config.h: the settings of proof search, plain values a model
-// stores (ProverConfig) or a user tunes (FactIndexOptions). No embeddings
-// here, so the public API can name them without the tape.
+// stores (ProverConfig) or a user tunes (FactIndexOptions), and the fact
+// index's work counts (FactIndexStats). No embeddings here, so the public API
+// can name them without the tape.
 #pragma once
 
 #include <string>
@@ -52,6 +53,17 @@ struct FactIndexOptions {
   int update_every = 0;
   int neighbours = 4;        // ANN engines: constants looked up per goal constant (itself included), at first
   int max_neighbours = 16;   // ANN engines: widest look-up when the first cannot certify its answer
+};
+
+// Work done by a fact index since it was made (or since reset_stats), for
+// profiling training (TimeSplit). Seconds are summed over the threads that
+// searched.
+struct FactIndexStats {
+  long long queries = 0;
+  double search_seconds = 0;
+  double maintenance_seconds = 0;  // applying moved rows: relinking, rebuilding tables
+  long long rows_relinked = 0;     // ANN engines: points moved in the graph
+  long long widened = 0;           // ANN engines: searches repeated with more neighbours
 };
 
 }  // namespace ntp

@@ -66,7 +66,7 @@ Checkpoint load_checkpoint(std::istream& in, const std::string& path) {
     const std::int32_t version = r.i32();
     if (version != kVersion)
       r.fail("checkpoint version " + std::to_string(version) + ", this program reads version " +
-             std::to_string(kVersion) + ": train afresh without --resume");
+             std::to_string(kVersion) + ": train afresh instead of resuming");
     c.settings = r.str();
     TrainingState& s = c.state;
     s.started = true;

@@ -1,7 +1,7 @@
-// ntp/train/checkpoint.h: what `ntp train` writes after every epoch (and when it is
-// stopped) so that training can be resumed exactly: the model as it is, the
-// loop's position and random state, the optimiser's moments, the best dev
-// metric so far, and the settings it was trained with.
+// ntp/train/checkpoint.h: what a training run (train.h) writes after every
+// epoch (and when it is stopped) so that training can be resumed exactly: the
+// model as it is, the loop's position and random state, the optimiser's
+// moments, the best dev metric so far, and the settings it was trained with.
 //
 // Format: magic "NTPCHECK", version, the settings text, the training state,
 // the best dev metric and its epoch, then a whole model file (model.h).
@@ -10,7 +10,7 @@
 #pragma once
 
 #include "ntp/model/model.h"
-#include "ntp/train/train.h"
+#include "ntp/train/training_state.h"
 
 #include <string>
 

@@ -43,13 +43,13 @@ TEST_CASE("--resume: 2 + 2 epochs give the same model, byte for byte, as 4 epoch
   // Other options than the checkpoint's are refused, naming them; so is a missing checkpoint.
   const Run other = ntp(kTrain + " --epochs 6 --keep last --resume --batch 5 --model " + model("two"));
   CHECK(other.status == 1);
-  CHECK(other.err.find("cannot resume from " + model("two") + ".ckpt: --batch is 5 now but 10 in the checkpoint") !=
+  CHECK(other.err.find("cannot resume from " + model("two") + ".ckpt: batch is 5 now but 10 in the checkpoint") !=
         std::string::npos);
   write("one.nl", "fatherOf(m1,m2).\n");
   const Run data = ntp("train --train " + kWork + "/one.nl --dev " + kFamily + "/dev.nl --dim 10 --seed 1 --threads 1 "
                        "--lr 0.05 --quiet --epochs 6 --keep last --resume --model " + model("two"));
   CHECK(data.status == 1);
-  CHECK(data.err.find("the training data (--train, --templates, --dev, --test) differ") != std::string::npos);
+  CHECK(data.err.find("the training data (facts, templates, dev or test atoms) differ") != std::string::npos);
   CHECK(slurp(model("two")) == slurp(model("four")));  // refused before touching anything
   const Run none = ntp(kTrain + " --epochs 2 --resume --model " + kWork + "/never-trained.ntp");
   CHECK(none.status == 1);

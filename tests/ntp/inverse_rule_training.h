@@ -4,7 +4,7 @@
 // 17-fact KB in 60 quick epochs, and the tests' fixed seeds depend on them.
 #pragma once
 
-#include "ntp/train/train.h"
+#include "ntp/train/options.h"
 
 #include <cstdint>
 

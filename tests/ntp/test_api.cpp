@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <sstream>
 
 namespace {
@@ -24,7 +25,7 @@ std::string inverse_facts() {
   return text.str();
 }
 
-// A model trained in memory on the inverse KB, saved and loaded back.
+// A model trained on the inverse KB, from text in memory, and loaded back.
 const ntp::Reasoner& trained() {
   static const ntp::Reasoner reasoner = [] {
     omp_set_num_threads(1);
@@ -32,12 +33,14 @@ const ntp::Reasoner& trained() {
     mo.dim = 10;
     mo.seed = 3;
     mo.prover = ntp::ProverConfig{};  // the plain prover: scores are proof scores
-    ntp::Model m = ntp::new_model(ntp::training_data_from_text(inverse_facts(), "2  #1(X, Y) :- #2(Y, X).\n"), mo);
-    ntp::train(m, inverse_rule_training(3, 0.05), nullptr);
-    const std::string path = std::string(NTP_BINARY_DIR) + "/api_test.ntp";
-    ntp::save_model(m, path);
-    ntp::Reasoner loaded = ntp::Reasoner::load(path);
-    std::remove(path.c_str());
+    ntp::RunOptions run;
+    run.model_path = std::string(NTP_BINARY_DIR) + "/api_test.ntp";
+    const ntp::RunResult result =
+        ntp::train(ntp::training_data_from_text(inverse_facts(), "2  #1(X, Y) :- #2(Y, X).\n"), mo,
+                   inverse_rule_training(3, 0.05), run, nullptr);
+    ntp::Reasoner loaded = ntp::Reasoner::load(run.model_path);
+    std::remove(run.model_path.c_str());
+    std::remove(result.checkpoint.c_str());
     return loaded;
   }();
   return reasoner;
@@ -132,6 +135,13 @@ TEST_CASE("errors say what was wrong and where") {
   CHECK(message([] { ntp::read_training_data("/no/such/train.nl"); }).find("/no/such/train.nl") != std::string::npos);
   ntp::ModelOptions deep;
   deep.prover.depth = 99;
-  CHECK(message([&] { ntp::new_model(ntp::training_data_from_text("r(a,b).\n"), deep); }).find("depth must be in 0..8") !=
-        std::string::npos);
+  ntp::RunOptions run;
+  run.model_path = std::string(NTP_BINARY_DIR) + "/never_trained.ntp";
+  CHECK(message([&] { ntp::train(ntp::training_data_from_text("r(a,b).\n"), deep, {}, run, nullptr); })
+            .find("depth must be in 0..8") != std::string::npos);
+  ntp::TrainOptions no_batch;
+  no_batch.batch = 0;
+  CHECK(message([&] { ntp::train(ntp::training_data_from_text("r(a,b).\n"), {}, no_batch, run, nullptr); }) ==
+        "the batch (positives per step) must be >= 1, got 0");
+  CHECK(!std::ifstream(run.model_path));  // refused before anything was written
 }

@@ -3,7 +3,7 @@
 // and an HNSW index keeps its recall through many rounds of moves; and of the
 // training loop's recall probe and time split.
 #include "ntp/index/constant_index.h"
-#include "ntp/train/train.h"
+#include "ntp/train/epochs.h"
 #include "ntp/index/make_fact_index.h"
 #include "ntp/index/recall.h"
 
@@ -133,7 +133,7 @@ TEST_CASE("training through an HNSW index probes its recall and splits its time"
   o.recall_every = 5;
   o.profile = true;
   std::vector<ntp::EpochReport> reports;
-  ntp::train(m, o, nullptr, [&](const ntp::EpochReport& r) { reports.push_back(r); });
+  ntp::train_epochs(m, o, [&](const ntp::EpochReport& r) { reports.push_back(r); });
   REQUIRE(reports.size() == 1);
   const ntp::EpochReport& r = reports[0];
   CHECK(r.recall_probes == 18);  // steps 0, 5, ..., 85 of 90
@@ -146,7 +146,7 @@ TEST_CASE("training through an HNSW index probes its recall and splits its time"
   // An exact index is never probed.
   m.prover.index = "brute";
   reports.clear();
-  ntp::train(m, o, nullptr, [&](const ntp::EpochReport& rep) { reports.push_back(rep); });
+  ntp::train_epochs(m, o, [&](const ntp::EpochReport& rep) { reports.push_back(rep); });
   CHECK(reports.at(0).recall_probes == 0);
   CHECK(reports.at(0).recall_at_1 == -1);
 }

@@ -3,6 +3,7 @@
 // it. Run under ThreadSanitizer by `make test-tsan`.
 #include "ntp/ntp.h"
 #include "ntp/model/model.h"
+#include "ntp/train/new_model.h"
 
 #include <doctest/doctest.h>
 

@@ -7,7 +7,7 @@
 #include "ntp/prover/prover.h"
 #include "ntp/model/rule_attention.h"
 #include "ntp/model/rules.h"
-#include "ntp/train/train.h"
+#include "ntp/train/epochs.h"
 
 #include "inverse_rule_training.h"
 #include "table_gradcheck.h"
@@ -90,7 +90,7 @@ ntp::Model trained_with_attention(std::uint64_t seed, double explore) {
   ntp::add_rule_attention(m, seed);
   ntp::TrainOptions o = inverse_rule_training(seed, 0.01);
   o.explore = explore;
-  ntp::train(m, o, nullptr);
+  ntp::train_epochs(m, o);
   return m;
 }
 

@@ -3,7 +3,8 @@
 #include "ntp/eval/evaluate.h"
 #include "ntp/kb/parse.h"
 #include "ntp/model/rules.h"
-#include "ntp/train/train.h"
+#include "ntp/train/epochs.h"
+#include "ntp/train/non_finite_error.h"
 
 #include "inverse_rule_training.h"
 
@@ -57,7 +58,7 @@ TEST_CASE("training raises the score of held-out facts derivable by a rule") {
     const double before = mean(ntp::score_atoms(model, data.held_out));
     ntp::TrainOptions options = quick_options();
     options.seed = seed;
-    ntp::train(model, options, nullptr);
+    ntp::train_epochs(model, options);
     const double after = mean(ntp::score_atoms(model, data.held_out));
     const double false_after = mean(ntp::score_atoms(model, data.corrupted));
     MESSAGE("held-out mean score " << before << " -> " << after << "; corrupted " << false_after);
@@ -173,7 +174,7 @@ TEST_CASE("an NTPλ model's score joins its proof and ComplEx scores by its rule
   ntp::Model model = ntp::make_model(data.kb, 10, config, 3);
   ntp::TrainOptions o = quick_options();
   o.epochs = 5;
-  ntp::train(model, o, nullptr);
+  ntp::train_epochs(model, o);
   std::vector<ntp::Atom> atoms = data.held_out;
   atoms.insert(atoms.end(), data.corrupted.begin(), data.corrupted.end());
   const auto both = ntp::score_atoms(model, atoms);
@@ -239,7 +240,7 @@ TEST_CASE("a NaN in the loss or the embeddings stops training, naming the epoch 
   model.constants.value(data.kb.constants.find("a4"), 2) = std::numeric_limits<double>::quiet_NaN();
   ntp::TrainOptions options = quick_options();
   try {
-    ntp::train(model, options, nullptr);
+    ntp::train_epochs(model, options);
     FAIL("training went on with a NaN embedding");
   } catch (const ntp::NonFiniteError& e) {
     CHECK(e.epoch == 1);
@@ -260,7 +261,7 @@ TEST_CASE("the same seed gives byte-identical models, with one thread and with t
     options.batch = 16;  // 48 goals a step: the prover splits them into chunks across threads
     options.epochs = 20;
     omp_set_num_threads(threads);
-    ntp::train(model, options, nullptr);
+    ntp::train_epochs(model, options);
     omp_set_num_threads(omp_get_num_procs());
     return bytes_of(model, path);
   };
@@ -300,7 +301,7 @@ TEST_CASE("pair masking changes training only where facts share their constants"
     options.mask = mask;
     omp_set_num_threads(1);
     std::vector<double> losses;
-    ntp::train(model, options, nullptr, [&](const ntp::EpochReport& r) { losses.push_back(r.mean_loss); });
+    ntp::train_epochs(model, options, [&](const ntp::EpochReport& r) { losses.push_back(r.mean_loss); });
     omp_set_num_threads(omp_get_num_procs());
     return std::make_pair(losses, bytes_of(model, path));
   };

@@ -1,25 +1,38 @@
-// Resumable training in the library: train() stopped by its flag and resumed
-// from its state takes the same steps as an uninterrupted run; checkpoints
-// round-trip and a damaged one is refused with its path.
+// Resumable training in the library: the epoch loop stopped by its hook and
+// resumed from its state takes the same steps as an uninterrupted run, and so
+// does a whole run (train()) stopped by its flag and resumed from its
+// checkpoint; checkpoints round-trip and a damaged one is refused with its
+// path; the option checks name the setting.
 #include "ntp/ntp.h"
+#include "ntp/train/checkpoint.h"
+#include "ntp/train/epochs.h"
+#include "ntp/train/new_model.h"
+#include "ntp/train/settings.h"
 
 #include <doctest/doctest.h>
 #include <omp.h>
 
+#include <atomic>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 
 namespace {
 
-ntp::Model small_model() {
+ntp::ModelOptions small_model_options() {
   ntp::ModelOptions mo;
   mo.dim = 6;
   mo.seed = 2;
+  return mo;
+}
+
+ntp::TrainingData small_data() {
   std::ostringstream facts;
   for (int i = 1; i <= 12; ++i) facts << "r(a" << i << ",b" << i << ").\ns(b" << i << ",a" << i << ").\n";
-  return ntp::new_model(ntp::training_data_from_text(facts.str(), "2  #1(X, Y) :- #2(Y, X).\n"), mo);
+  return ntp::training_data_from_text(facts.str(), "2  #1(X, Y) :- #2(Y, X).\n");
 }
+
+ntp::Model small_model() { return ntp::new_model(small_data(), small_model_options()); }
 
 ntp::TrainOptions options(int epochs) {
   ntp::TrainOptions t;
@@ -38,16 +51,17 @@ std::string bytes_of(const ntp::Model& m) {
 
 }  // namespace
 
-TEST_CASE("a stopped and resumed train() gives the model of an uninterrupted one") {
+TEST_CASE("a stopped and resumed epoch loop gives the model of an uninterrupted one") {
   omp_set_num_threads(1);
   ntp::Model straight = small_model();
-  ntp::train(straight, options(3), nullptr);
+  ntp::train_epochs(straight, options(3));
 
   ntp::Model model = small_model();
   ntp::TrainingState state;
-  std::atomic<bool> stop{true};  // raised from the start: stop after the first step
-  ntp::train(model, options(3), nullptr, {}, &state, &stop);
-  CHECK(state.stopped);
+  bool stop = true;  // asked from the start: stop after the first step
+  ntp::EpochHooks hooks;
+  hooks.stop_requested = [&stop] { return stop; };
+  CHECK(!ntp::train_epochs(model, options(3), state, hooks));
   CHECK(state.epochs_done == 0);
   CHECK(state.steps_done == 1);
   // Through a checkpoint file, as `ntp train --resume` does.
@@ -63,8 +77,8 @@ TEST_CASE("a stopped and resumed train() gives the model of an uninterrupted one
   CHECK(bytes_of(loaded.model) == bytes_of(model));
   stop = false;
   int epochs_seen = 0;
-  ntp::train(loaded.model, options(3), nullptr, [&](ntp::EpochReport&) { ++epochs_seen; }, &loaded.state, &stop);
-  CHECK(!loaded.state.stopped);
+  hooks.after_epoch = [&](ntp::EpochReport&) { ++epochs_seen; };
+  CHECK(ntp::train_epochs(loaded.model, options(3), loaded.state, hooks));
   CHECK(epochs_seen == 3);
   CHECK(loaded.state.epochs_done == 3);
   CHECK(bytes_of(loaded.model) == bytes_of(straight));
@@ -93,4 +107,61 @@ TEST_CASE("training settings name what a resumed run must share") {
   t.learning_rate = 0.5;
   CHECK(ntp::training_settings(data, m, t, r) != before);
   CHECK(ntp::training_settings(ntp::training_data_from_text("r(a,c).\n"), m, ntp::TrainOptions{}, r) != before);
+}
+
+TEST_CASE("a run stopped by its flag and resumed from its checkpoint writes the model of an uninterrupted run") {
+  omp_set_num_threads(1);
+  ntp::RunOptions run;
+  run.model_path = std::string(NTP_BINARY_DIR) + "/run_straight.ntp";
+  const ntp::RunResult straight = ntp::train(small_data(), small_model_options(), options(3), run, nullptr);
+  CHECK(straight.finished);
+  CHECK(straight.epochs_done == 3);
+  const std::string straight_bytes = bytes_of(ntp::load_model(run.model_path));
+
+  const std::atomic<bool> stop{true};  // raised from the start: stop after the first step
+  run.model_path = std::string(NTP_BINARY_DIR) + "/run_stopped.ntp";
+  run.stop = &stop;
+  const ntp::RunResult stopped = ntp::train(small_data(), small_model_options(), options(3), run, nullptr);
+  CHECK(!stopped.finished);
+  CHECK(stopped.epochs_done == 0);
+  CHECK(stopped.steps_done == 1);
+  CHECK(stopped.checkpoint == ntp::checkpoint_path(run.model_path));
+  CHECK(!std::ifstream(run.model_path));  // no model yet: only the checkpoint
+  run.stop = nullptr;
+  run.resume = true;
+  const ntp::RunResult resumed = ntp::train(small_data(), small_model_options(), options(3), run, nullptr);
+  CHECK(resumed.finished);
+  CHECK(resumed.epochs_done == 3);
+  CHECK(bytes_of(ntp::load_model(run.model_path)) == straight_bytes);
+
+  // Resuming with another setting is refused, naming it.
+  ntp::TrainOptions other = options(3);
+  other.batch = 4;
+  CHECK_THROWS_WITH_AS(ntp::train(small_data(), small_model_options(), other, run, nullptr),
+                       doctest::Contains("batch is 4 now but 5 in the checkpoint"), std::invalid_argument);
+  for (const std::string& path : {std::string(NTP_BINARY_DIR) + "/run_straight.ntp", run.model_path})
+    for (const std::string& file : {path, ntp::checkpoint_path(path)}) std::remove(file.c_str());
+}
+
+TEST_CASE("the option checks name the setting, in the library's words") {
+  ntp::TrainOptions t;
+  t.negatives = -1;
+  CHECK_THROWS_WITH_AS(ntp::check_options(t), "the negatives per positive must be >= 0, got -1", std::invalid_argument);
+  t = ntp::TrainOptions{};
+  t.explore = -0.5;
+  CHECK_THROWS_WITH_AS(ntp::check_options(t), doctest::Contains("exploration temperature must be >= 0"),
+                       std::invalid_argument);
+  ntp::ModelOptions m;
+  m.dim = 7;  // the recipe's prover is NTPλ, whose ComplEx part pairs the dimensions
+  CHECK_THROWS_WITH_AS(ntp::check_options(m), doctest::Contains("must be even for ComplEx"), std::invalid_argument);
+  m.prover.complex = false;
+  ntp::check_options(m);
+  m.prover.index = "faiss";
+  CHECK_THROWS_WITH_AS(ntp::check_options(m), doctest::Contains("unknown fact index 'faiss'"), std::invalid_argument);
+  ntp::RunOptions r;
+  CHECK_THROWS_WITH_AS(ntp::check_options(r), doctest::Contains("no model path"), std::invalid_argument);
+  r.model_path = "m.ntp";
+  r.eval_every = -2;
+  CHECK_THROWS_WITH_AS(ntp::check_options(r), "the epochs between dev metrics must be >= 0 (0 = never), got -2",
+                       std::invalid_argument);
 }

@@ -4,7 +4,6 @@
 // library's API (ntp/ntp.h), and prints the result; it reports errors as one line on stderr with exit code 1
 // (2 for bad usage). Progress goes to stderr; results to stdout, and with
 // --json a single JSON object is the last line of stdout.
-#include "ntp/kb/limits.h"
 #include "ntp/ntp.h"
 
 #include <cxxopts.hpp>
@@ -100,12 +99,6 @@ void set_threads(const cxxopts::ParseResult& r) {
   if (threads > 0) omp_set_num_threads(threads);
 }
 
-std::string json_number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
 // Raised by SIGINT or SIGTERM: training stops after its current step.
 std::atomic<bool> stop_requested{false};
 std::atomic<int> stop_signal{0};
@@ -128,101 +121,83 @@ std::string shell_quote(const std::string& arg) {
 }
 
 // A default as cxxopts wants it: text.
-std::string text(double v) { return json_number(v); }
+std::string text(double v) { return ntp::format_number(v); }
 std::string text(bool v) { return v ? "true" : "false"; }
 
-int cmd_train(int argc, char** argv) {
-  // The defaults are the library's (ModelOptions, TrainOptions in ntp.h and
-  // train.h): one recipe, chosen on the dev splits of every benchmark.
-  const ntp::ModelOptions model_defaults;
-  const ntp::TrainOptions train_defaults;
-  cxxopts::Options o("ntp train", "Train a neural theorem prover on facts and rule templates.");
+// `ntp train`'s options, in groups. The defaults are the library's
+// (ModelOptions and TrainOptions, ntp/train/options.h): one recipe, chosen on
+// the dev splits of every benchmark.
+void add_train_file_options(cxxopts::Options& o) {
   o.add_options()
     ("train", "training facts (.nl or .tsv)", cxxopts::value<std::string>())
     ("templates", "rule templates (.nlt or .pl)", cxxopts::value<std::string>())
     ("dev", "dev facts: their symbols get embeddings; they filter rankings", cxxopts::value<std::string>())
     ("test", "test facts: as --dev", cxxopts::value<std::string>())
-    ("model", "where to write the model", cxxopts::value<std::string>())
-    ("dim", "embedding dimension", cxxopts::value<int>()->default_value(std::to_string(model_defaults.dim)))
-    ("epochs", "passes over the training facts", cxxopts::value<int>()->default_value(std::to_string(train_defaults.epochs)))
-    ("batch", "positive facts per step", cxxopts::value<int>()->default_value(std::to_string(train_defaults.batch)))
-    ("lr", "learning rate", cxxopts::value<double>()->default_value(text(train_defaults.learning_rate)))
-    ("l2", "L2 regularisation (each step, on the embeddings it touched)", cxxopts::value<double>()->default_value(text(train_defaults.l2)))
-    ("clip", "element-wise gradient clip (0 = off)", cxxopts::value<double>()->default_value(text(train_defaults.clip)))
-    ("optimizer", "adam, adagrad or sgd", cxxopts::value<std::string>()->default_value(train_defaults.optimizer))
-    ("negatives", "corruptions per positive", cxxopts::value<int>()->default_value(std::to_string(train_defaults.negatives)))
-    ("mask", "what a training fact's proofs may not use: fact (itself) or pair (every fact between "
-             "its constants, e.g. its inverse; for KBs stored with inverses, such as WN11)",
-     cxxopts::value<std::string>()->default_value(ntp::training_mask_name(train_defaults.mask)))
-    ("depth", "maximum rule applications per proof", cxxopts::value<int>()->default_value(std::to_string(model_defaults.prover.depth)))
-    ("k", "facts kept per or-step (0 = all: exhaustive NTP)", cxxopts::value<int>()->default_value(std::to_string(model_defaults.prover.k_facts)))
-    ("k-rules", "rules kept per or-step (0 = all)", cxxopts::value<int>()->default_value(std::to_string(model_defaults.prover.k_rules)))
+    ("model", "where to write the model", cxxopts::value<std::string>());
+}
+
+void add_model_options(cxxopts::Options& o) {
+  const ntp::ModelOptions defaults;
+  o.add_options()
+    ("dim", "embedding dimension", cxxopts::value<int>()->default_value(std::to_string(defaults.dim)))
+    ("depth", "maximum rule applications per proof", cxxopts::value<int>()->default_value(std::to_string(defaults.prover.depth)))
+    ("k", "facts kept per or-step (0 = all: exhaustive NTP)", cxxopts::value<int>()->default_value(std::to_string(defaults.prover.k_facts)))
+    ("k-rules", "rules kept per or-step (0 = all)", cxxopts::value<int>()->default_value(std::to_string(defaults.prover.k_rules)))
     ("index", "fact index: auto, table, brute, kdtree, hnsw (auto: table when the constants fit a C x C table, "
-     "else hnsw)", cxxopts::value<std::string>()->default_value(model_defaults.prover.index))
+     "else hnsw)", cxxopts::value<std::string>()->default_value(defaults.prover.index))
     ("complex", "NTPλ: train ComplEx jointly on the same embeddings and join the two scores (see --combine); "
-     "--complex=false trains the plain prover", cxxopts::value<bool>()->default_value(text(model_defaults.prover.complex))->implicit_value("true"))
+     "--complex=false trains the plain prover", cxxopts::value<bool>()->default_value(text(defaults.prover.complex))->implicit_value("true"))
     ("combine", "NTPλ's score: max or mean of the proof and ComplEx scores, or proof (the proof score alone: "
      "ComplEx only shapes the embeddings in training)",
-     cxxopts::value<std::string>()->default_value(ntp::combine_name(model_defaults.prover.combine)))
+     cxxopts::value<std::string>()->default_value(ntp::combine_name(defaults.prover.combine)))
     ("attention", "rule slots are softmax mixes of the KB's predicates (GNTP's attention), so rules cannot drift "
      "away from real relations; `ntp rules` reads them off the attention")
+    ("seed", "random seed", cxxopts::value<unsigned long long>()->default_value(std::to_string(defaults.seed)));
+}
+
+void add_learning_options(cxxopts::Options& o) {
+  const ntp::TrainOptions defaults;
+  o.add_options()
+    ("epochs", "passes over the training facts", cxxopts::value<int>()->default_value(std::to_string(defaults.epochs)))
+    ("batch", "positive facts per step", cxxopts::value<int>()->default_value(std::to_string(defaults.batch)))
+    ("lr", "learning rate", cxxopts::value<double>()->default_value(text(defaults.learning_rate)))
+    ("l2", "L2 regularisation (each step, on the embeddings it touched)", cxxopts::value<double>()->default_value(text(defaults.l2)))
+    ("clip", "element-wise gradient clip (0 = off)", cxxopts::value<double>()->default_value(text(defaults.clip)))
+    ("optimizer", "adam, adagrad or sgd", cxxopts::value<std::string>()->default_value(defaults.optimizer))
+    ("negatives", "corruptions per positive", cxxopts::value<int>()->default_value(std::to_string(defaults.negatives)))
+    ("mask", "what a training fact's proofs may not use: fact (itself) or pair (every fact between "
+             "its constants, e.g. its inverse; for KBs stored with inverses, such as WN11)",
+     cxxopts::value<std::string>()->default_value(ntp::training_mask_name(defaults.mask)))
     ("explore", "exploration: score a goal in training by a soft max over its proof paths at this temperature, "
      "annealed to the hard max by the middle epoch, so that rules not yet winning get gradient (0 = off)",
-     cxxopts::value<double>()->default_value(text(train_defaults.explore)))
+     cxxopts::value<double>()->default_value(text(defaults.explore)))
     ("refresh", "steps between fact-index updates with the moved embeddings (0 = every step)",
-     cxxopts::value<int>()->default_value(std::to_string(train_defaults.index.update_every)))
+     cxxopts::value<int>()->default_value(std::to_string(defaults.index.update_every)))
     ("recall-every", "steps between measurements of an approximate index's recall@1 against exact search "
-     "(0 = never)", cxxopts::value<int>()->default_value(std::to_string(train_defaults.recall_every)))
-    ("profile", "print where each epoch's time goes (proof search, retrieval, index maintenance, forward, "
-     "backward, optimiser)")
-    ("seed", "random seed", cxxopts::value<unsigned long long>()->default_value("0"))
-    ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
+     "(0 = never)", cxxopts::value<int>()->default_value(std::to_string(defaults.recall_every)));
+}
+
+void add_run_options(cxxopts::Options& o) {
+  const ntp::RunOptions defaults;
+  o.add_options()
     ("eval-every", "measure the dev metric after every N-th epoch (0 = never; needs --dev): filtered MRR, or "
-     "accuracy for a labelled dev file", cxxopts::value<int>()->default_value("0"))
+     "accuracy for a labelled dev file", cxxopts::value<int>()->default_value(std::to_string(defaults.eval_every)))
     ("keep", "which model --model gets when the dev metric is measured: best (the default: the measurement is "
      "there to choose with, and an overfitting run then does not end on a worse model) or last",
-     cxxopts::value<std::string>()->default_value("best"))
+     cxxopts::value<std::string>()->default_value(ntp::keep_name(defaults.keep)))
     ("resume", "continue from the checkpoint MODEL.ckpt (written after every epoch and on Ctrl-C) with the same "
      "options; --epochs may grow")
     ("log", "write one JSON object per epoch to this file (loss, seconds, dev metric, recall; appended to on "
      "--resume)",
      cxxopts::value<std::string>())
+    ("profile", "print where each epoch's time goes (proof search, retrieval, index maintenance, forward, "
+     "backward, optimiser)")
+    ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
     ("quiet", "no progress output");
-  const auto r = parse(o, argc, argv);
-  check_non_negative(r, {"k", "k-rules", "refresh", "recall-every", "threads", "depth", "epochs", "negatives", "eval-every"});
-  ntp::TrainingMask mask;
-  if (!ntp::training_mask_from_name(r["mask"].as<std::string>(), &mask))
-    throw UsageError("--mask is fact or pair, got '" + r["mask"].as<std::string>() + "'");
-  const bool complex = r["complex"].as<bool>();
-  if (complex && r["dim"].as<int>() % 2 != 0) throw UsageError("--complex needs an even --dim");
-  if (r["dim"].as<int>() <= 0 || r["dim"].as<int>() > ntp::kMaxDim)
-    throw UsageError("--dim must be in 1.." + std::to_string(ntp::kMaxDim) + ", got " + std::to_string(r["dim"].as<int>()));
-  if (!ntp::is_fact_index_kind(r["index"].as<std::string>()))
-    throw UsageError("unknown fact index '" + r["index"].as<std::string>() + "' (expected " + ntp::fact_index_kinds() + ")");
-  const std::string combine = r["combine"].as<std::string>();
-  ntp::Combine combine_rule = ntp::Combine::Max;
-  if (!ntp::combine_from_name(combine, &combine_rule))
-    throw UsageError("--combine is max, mean or proof, got '" + combine + "'");
-  if (r.count("combine") && !complex) throw UsageError("--combine needs --complex (it joins NTP and ComplEx)");
-  if (!(r["explore"].as<double>() >= 0))
-    throw UsageError("--explore is a temperature >= 0 (0 = off), got " + std::to_string(r["explore"].as<double>()));
-  if (r["depth"].as<int>() > ntp::ProverConfig::kMaxDepth)
-    throw UsageError("--depth must be at most " + std::to_string(ntp::ProverConfig::kMaxDepth) + " (the search grows "
-                     "exponentially with depth), got " + std::to_string(r["depth"].as<int>()));
-  ntp::RunOptions run;
-  if (!ntp::keep_from_name(r["keep"].as<std::string>(), &run.keep))
-    throw UsageError("--keep is best or last, got '" + r["keep"].as<std::string>() + "'");
-  run.eval_every = r["eval-every"].as<int>();
-  if (run.eval_every > 0 && !r.count("dev")) throw UsageError("--eval-every needs --dev (the facts to measure on)");
-  run.model_path = get<std::string>(r, "model");
-  run.resume = r.count("resume") > 0;
-  run.stop = &stop_requested;
-  if (r.count("log")) run.log_path = r["log"].as<std::string>();
-  set_threads(r);
+}
 
-  const ntp::TrainingData data = ntp::read_training_data(get<std::string>(r, "train"), r.count("templates") ? r["templates"].as<std::string>() : "",
-                                                         r.count("dev") ? r["dev"].as<std::string>() : "",
-                                                         r.count("test") ? r["test"].as<std::string>() : "");
+// --dim, --depth, ... as ModelOptions; names that are not values are bad usage.
+ntp::ModelOptions train_model_options(const cxxopts::ParseResult& r) {
   ntp::ModelOptions m;
   m.dim = r["dim"].as<int>();
   m.seed = r["seed"].as<unsigned long long>();
@@ -230,15 +205,22 @@ int cmd_train(int argc, char** argv) {
   m.prover.k_facts = r["k"].as<int>();
   m.prover.k_rules = r["k-rules"].as<int>();
   m.prover.index = r["index"].as<std::string>();
-  m.prover.complex = complex;
-  m.prover.combine = combine_rule;
+  m.prover.complex = r["complex"].as<bool>();
+  const std::string combine = r["combine"].as<std::string>();
+  if (!ntp::combine_from_name(combine, &m.prover.combine))
+    throw UsageError("--combine is max, mean or proof, got '" + combine + "'");
+  if (r.count("combine") && !m.prover.complex) throw UsageError("--combine needs --complex (it joins NTP and ComplEx)");
   m.attention = r.count("attention") > 0;
+  return m;
+}
 
+ntp::TrainOptions train_learning_options(const cxxopts::ParseResult& r) {
   ntp::TrainOptions t;
   t.epochs = r["epochs"].as<int>();
   t.batch = r["batch"].as<int>();
   t.negatives = r["negatives"].as<int>();
-  t.mask = mask;
+  if (!ntp::training_mask_from_name(r["mask"].as<std::string>(), &t.mask))
+    throw UsageError("--mask is fact or pair, got '" + r["mask"].as<std::string>() + "'");
   t.learning_rate = r["lr"].as<double>();
   t.l2 = r["l2"].as<double>();
   t.clip = r["clip"].as<double>();
@@ -249,22 +231,65 @@ int cmd_train(int argc, char** argv) {
   t.recall_every = r["recall-every"].as<int>();
   t.profile = r.count("profile") > 0;
   t.progress_inline = isatty(STDERR_FILENO) != 0;
-  const bool quiet = r.count("quiet") > 0;
-  const ntp::KnowledgeBase& kb = data.kb;
+  return t;
+}
+
+ntp::RunOptions train_run_options(const cxxopts::ParseResult& r) {
+  ntp::RunOptions run;
+  if (!ntp::keep_from_name(r["keep"].as<std::string>(), &run.keep))
+    throw UsageError("--keep is best or last, got '" + r["keep"].as<std::string>() + "'");
+  run.eval_every = r["eval-every"].as<int>();
+  if (run.eval_every > 0 && !r.count("dev")) throw UsageError("--eval-every needs --dev (the facts to measure on)");
+  run.model_path = get<std::string>(r, "model");
+  run.resume = r.count("resume") > 0;
+  run.stop = &stop_requested;
+  if (r.count("log")) run.log_path = r["log"].as<std::string>();
+  return run;
+}
+
+// The library's checks of the values (ranges, the fact index kind, an even
+// dimension for ComplEx), reported as bad usage before any data is read.
+void check_train_options(const ntp::ModelOptions& m, const ntp::TrainOptions& t, const ntp::RunOptions& run) {
+  try {
+    ntp::check_options(m);
+    ntp::check_options(t);
+    ntp::check_options(run);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
+ntp::TrainingData read_train_files(const cxxopts::ParseResult& r) {
+  auto optional = [&r](const char* name) { return r.count(name) ? r[name].as<std::string>() : std::string(); };
+  return ntp::read_training_data(get<std::string>(r, "train"), optional("templates"), optional("dev"), optional("test"));
+}
+
+// What is trained, and with --profile which build trains it (the figures
+// that follow depend on it).
+void print_training_summary(const ntp::KnowledgeBase& kb, const ntp::ModelOptions& m, const ntp::TrainOptions& t) {
+  if (t.profile) std::cerr << ntp::build_line() << "\n";
   long long rules = 0;
   for (const ntp::Template& tpl : kb.templates) rules += tpl.copies;
   std::cerr << "training on " << kb.facts.size() << " facts, " << kb.predicates.size() << " predicates, "
             << kb.constants.size() << " constants, " << rules << " rules; dim " << m.dim << ", depth " << m.prover.depth
             << ", k " << m.prover.k_facts << "\n";
+}
 
-  // Ctrl-C or a TERM signal asks the loop to stop after its current step; a
-  // second one ends the program at once (the default action, restored).
+// Trains; Ctrl-C or a TERM signal asks the loop to stop after its current
+// step, and a second one ends the program at once (the default action, restored).
+ntp::RunResult train_until_done_or_stopped(const ntp::TrainingData& data, const ntp::ModelOptions& m,
+                                           const ntp::TrainOptions& t, const ntp::RunOptions& run, bool quiet) {
   stop_requested.store(false);
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
-  const ntp::RunResult result = ntp::run_training(data, m, t, run, quiet ? nullptr : &std::cerr);
+  const ntp::RunResult result = ntp::train(data, m, t, run, quiet ? nullptr : &std::cerr);
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
+  return result;
+}
+
+// Where the run ended, and for a stopped one the command that resumes it.
+int report_training(const ntp::RunResult& result, const ntp::RunOptions& run, int argc, char** argv) {
   if (!result.finished) {
     std::cerr << "stopped after epoch " << result.epochs_done;
     if (result.steps_done) std::cerr << " and " << result.steps_done << " steps of epoch " << result.epochs_done + 1;
@@ -279,6 +304,25 @@ int cmd_train(int argc, char** argv) {
   std::cerr << "model written to " << run.model_path
             << (result.best_epoch > 0 && run.keep == ntp::Keep::Best ? " (the best on dev)" : "") << "\n";
   return 0;
+}
+
+int cmd_train(int argc, char** argv) {
+  cxxopts::Options o("ntp train", "Train a neural theorem prover on facts and rule templates.");
+  add_train_file_options(o);
+  add_model_options(o);
+  add_learning_options(o);
+  add_run_options(o);
+  const auto r = parse(o, argc, argv);
+  check_non_negative(r, {"threads"});
+  const ntp::ModelOptions m = train_model_options(r);
+  const ntp::TrainOptions t = train_learning_options(r);
+  const ntp::RunOptions run = train_run_options(r);
+  check_train_options(m, t, run);
+  set_threads(r);
+  const ntp::TrainingData data = read_train_files(r);
+  print_training_summary(data.kb, m, t);
+  const ntp::RunResult result = train_until_done_or_stopped(data, m, t, run, r.count("quiet") > 0);
+  return report_training(result, run, argc, argv);
 }
 
 // The options of the search settings a command may override.

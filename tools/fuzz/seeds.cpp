@@ -6,10 +6,10 @@
 #include "ann/hnsw.h"
 #include "ann/synthetic.h"
 #include "ntp/train/checkpoint.h"
+#include "ntp/train/epochs.h"
 #include "ntp/model/model.h"
 #include "ntp/kb/parse.h"
 
-#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
@@ -51,8 +51,9 @@ void write_checkpoint(const std::string& dir) {
   ntp::TrainOptions t;
   t.epochs = 2;
   t.batch = 1;
-  const std::atomic<bool> stop{true};  // raised from the start: stopped after the first step
-  ntp::train(c.model, t, nullptr, {}, &c.state, &stop);
+  ntp::EpochHooks stop_at_once;
+  stop_at_once.stop_requested = [] { return true; };  // stopped after the first step
+  ntp::train_epochs(c.model, t, c.state, stop_at_once);
   c.settings = "lr=0.001\n";
   ntp::save_checkpoint(c, dir + "/adam.ckpt");
 }

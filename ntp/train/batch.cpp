@@ -1,0 +1,85 @@
+// ntp/train/batch.cpp: positives and their corruptions, step by step (see batch.h).
+#include "ntp/train/batch.h"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+namespace ntp {
+
+namespace {
+
+// The key of `fact` in facts_by_constants_: its arguments, sorted.
+std::vector<int> constants_of(const Atom& fact) {
+  std::vector<int> k = fact.args;
+  std::sort(k.begin(), k.end());
+  return k;
+}
+
+}  // namespace
+
+TrainingBatches::TrainingBatches(const KnowledgeBase& kb, const TrainOptions& options)
+    : kb_(kb),
+      batch_(static_cast<std::size_t>(options.batch)),
+      negatives_(options.negatives),
+      order_(kb.facts.size()),
+      rng_(options.seed) {
+  if (kb.facts.empty()) throw std::invalid_argument("no training facts");
+  std::iota(order_.begin(), order_.end(), std::size_t{0});
+  if (options.mask == TrainingMask::Pair)
+    for (std::size_t f = 0; f < kb.facts.size(); ++f) facts_by_constants_[constants_of(kb.facts[f])].push_back(static_cast<int>(f));
+}
+
+void TrainingBatches::shuffle() { std::shuffle(order_.begin(), order_.end(), rng_); }
+
+StepGoals TrainingBatches::goals(std::size_t step) {
+  StepGoals s;
+  const std::size_t end = std::min(order_.size(), (step + 1) * batch_);
+  for (std::size_t i = step * batch_; i < end; ++i) {
+    const Atom& fact = kb_.facts[order_[i]];
+    s.goals.push_back({fact, masked_facts(order_[i])});
+    s.labels.push_back(1);
+    for (int j = 0; j < negatives_; ++j) {
+      s.goals.push_back({corrupt(fact, j), -1});
+      s.labels.push_back(0);
+    }
+  }
+  return s;
+}
+
+// A corruption of `fact`: the subject (even i) or the object (odd i) replaced
+// by a random constant, redrawn while it is a known fact. After 50 draws the
+// last one is kept: a constant that completes every fact is rare and harmless.
+Atom TrainingBatches::corrupt(const Atom& fact, int i) {
+  std::uniform_int_distribution<int> pick(0, kb_.constants.size() - 1);
+  const std::size_t position = fact.args.size() < 2 ? 0 : (i % 2 == 0 ? 0 : fact.args.size() - 1);
+  Atom out = fact;
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    out.args[position] = pick(rng_);
+    if (!kb_.contains(out)) break;
+  }
+  return out;
+}
+
+MaskedFacts TrainingBatches::masked_facts(std::size_t fact) const {
+  MaskedFacts masked(static_cast<int>(fact));
+  if (!facts_by_constants_.empty()) masked.ids = facts_by_constants_.at(constants_of(kb_.facts[fact]));
+  return masked;
+}
+
+void TrainingBatches::save(TrainingState& state) const {
+  state.order = order_;
+  state.rng = rng_state_text(rng_);
+}
+
+void TrainingBatches::restore(const TrainingState& state) {
+  if (state.order.size() != order_.size() || state.steps_done >= steps_per_epoch())
+    throw std::invalid_argument("training state: " + std::to_string(state.order.size()) + " facts and step " +
+                                std::to_string(state.steps_done) + ", but the KB has " + std::to_string(order_.size()) +
+                                " facts in steps of " + std::to_string(batch_));
+  order_ = state.order;
+  restore_rng_state(rng_, state.rng);
+}
+
+}  // namespace ntp

@@ -1,0 +1,148 @@
+// ntp/train/epochs.cpp: the epoch loop (see epochs.h).
+//
+//   for each epoch:
+//     shuffle the facts (unless resuming inside the epoch)
+//     for each step: next batch, train_step (search, score, loss, backward,
+//                    update, refresh), then stop if asked, else progress
+//     report the epoch, save the position, call the caller's hook
+#include "ntp/train/epochs.h"
+
+#include "ntp/train/batch.h"
+#include "ntp/train/progress.h"
+#include "ntp/train/recall_probe.h"
+#include "ntp/train/step.h"
+#include "ntp/train/step_timer.h"
+
+#include <chrono>
+
+namespace ntp {
+
+namespace {
+
+class EpochLoop {
+ public:
+  // The members are built in order: the batches (the KB must have facts),
+  // the learner, the probe on the learner's fact index, the position to
+  // start from (restored from the state), and the progress lines from there.
+  EpochLoop(Model& model, const TrainOptions& options, TrainingState& state, const EpochHooks& hooks)
+      : options_(options),
+        state_(state),
+        hooks_(hooks),
+        batches_(model.kb, options),
+        learner_(model, options),
+        probe_(model, *learner_.facts, options),
+        start_(resume()),
+        progress_(hooks.progress, options, start_.epoch, batches_.steps_per_epoch()) {}
+
+  bool run() {
+    for (int epoch = start_.epoch; epoch <= options_.epochs; ++epoch)
+      if (!run_epoch(epoch, epoch == start_.epoch ? start_.step : 0)) return false;
+    return true;
+  }
+
+ private:
+  StepPosition resume();
+  bool run_epoch(int epoch, std::size_t first_step);
+  void finish_epoch(int epoch, double seconds, TimeSplit time);
+  void save(int epochs_done, std::size_t steps_done);
+
+  const TrainOptions& options_;
+  TrainingState& state_;
+  const EpochHooks& hooks_;
+  TrainingBatches batches_;
+  Learner learner_;
+  RecallProbe probe_;
+  StepPosition start_;
+  ProgressPrinter progress_;
+  double loss_sum_ = 0;  // over the current epoch's steps
+};
+
+// Where to start: epoch 1, or the position, random generators, fact order,
+// sums and optimiser moments the state holds. The fact index was built from
+// the embeddings, which are the model's own.
+StepPosition EpochLoop::resume() {
+  if (!state_.started) return {1, 0};
+  batches_.restore(state_);
+  probe_.restore(state_);
+  learner_.optimizer->set_state(state_.optimizer);
+  loss_sum_ = state_.loss_sum;
+  return {state_.epochs_done + 1, state_.steps_done};
+}
+
+// Steps `first_step`.. of `epoch`; a resumed epoch starts inside, with its
+// order and sums restored. False when stopped: inside the epoch, or after it
+// when it was not the last.
+bool EpochLoop::run_epoch(int epoch, std::size_t first_step) {
+  const auto epoch_start = std::chrono::steady_clock::now();
+  if (first_step == 0) {
+    batches_.shuffle();
+    loss_sum_ = 0;
+    probe_.start_epoch();
+  }
+  progress_.start_epoch();
+  TimeSplit time;
+  StepTimer timer(time);
+  learner_.facts->reset_stats();
+  const double temperature = explore_temperature(options_, epoch);
+  const std::size_t steps = batches_.steps_per_epoch();
+  for (std::size_t step = first_step; step < steps; ++step) {
+    const StepGoals batch = batches_.goals(step);
+    loss_sum_ += train_step(learner_, probe_, batch, temperature, {epoch, step}, timer);
+    if (step + 1 < steps && hooks_.stop_requested()) {  // at an epoch's end, stop after it
+      save(epoch - 1, step + 1);
+      progress_.stopped();
+      return false;
+    }
+    progress_.after_step(epoch, step, loss_sum_);
+  }
+  finish_epoch(epoch, std::chrono::duration<double>(std::chrono::steady_clock::now() - epoch_start).count(), time);
+  return epoch == options_.epochs || !hooks_.stop_requested();
+}
+
+// The epoch's report: saved position first, then the caller's hook (which
+// may write a checkpoint and a note), then the progress line.
+void EpochLoop::finish_epoch(int epoch, double seconds, TimeSplit time) {
+  EpochReport report;
+  report.epoch = epoch;
+  report.mean_loss = loss_sum_ / static_cast<double>(batches_.steps_per_epoch());
+  report.seconds = seconds;
+  report.recall_probes = probe_.probes();
+  report.recall_at_1 = probe_.mean_recall();
+  time.index = learner_.facts->stats();
+  if (options_.profile) report.time = time;
+  save(epoch, 0);
+  hooks_.after_epoch(report);
+  progress_.after_epoch(report, learner_.facts->name());
+}
+
+// The position after `epochs_done` epochs and `steps_done` steps, into the state.
+void EpochLoop::save(int epochs_done, std::size_t steps_done) {
+  state_.started = true;
+  state_.epochs_done = epochs_done;
+  state_.steps_done = steps_done;
+  state_.loss_sum = loss_sum_;
+  batches_.save(state_);
+  probe_.save(state_);
+  state_.optimizer = learner_.optimizer->state();
+  if (steps_done == 0) {  // between epochs: the next one starts its sums afresh
+    state_.loss_sum = state_.recall_sum = 0;
+    state_.recall_probes = 0;
+  }
+}
+
+}  // namespace
+
+bool train_epochs(Model& model, const TrainOptions& options, TrainingState& state, const EpochHooks& hooks) {
+  check_options(options);
+  EpochLoop loop(model, options, state, hooks);
+  return loop.run();
+}
+
+void train_epochs(Model& model, const TrainOptions& options, const std::function<void(EpochReport&)>& after_epoch) {
+  TrainingState state;
+  EpochHooks hooks;
+  hooks.after_epoch = after_epoch;
+  train_epochs(model, options, state, hooks);
+}
+
+}  // namespace ntp

@@ -1,0 +1,137 @@
+// ntp/train/options.h: the settings of a training run and what it reports, as
+// plain values: what a program passes to train() (train.h) and gets back. No
+// embeddings, tape or fact index here, so that the public API can name them.
+//
+// Each settings struct has a check_options() that throws std::invalid_argument
+// naming the setting that is out of range; train() calls them first, and a
+// front end may call them before reading any data.
+#pragma once
+
+#include "ntp/model/config.h"
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace ntp {
+
+// The recipe's prover (see TrainOptions): NTPλ, a goal scored by the mean of
+// its proof score and its ComplEx score; k = 1, depth 1.
+inline ProverConfig recipe_prover() {
+  ProverConfig c;
+  c.complex = true;
+  c.combine = Combine::Mean;
+  return c;
+}
+
+// The model a run trains: its size, how it proves, and its initialisation.
+struct ModelOptions {
+  int dim = 100;
+  ProverConfig prover = recipe_prover();
+  std::uint64_t seed = 0;
+  bool attention = false;  // rule slots attend over the KB predicates (rule_attention.h)
+};
+void check_options(const ModelOptions& options);
+
+// What a positive's proofs may not use.
+//   Fact  the fact itself (NTP): it must follow from the other facts.
+//   Pair  also every other fact between the same constants, in any order
+//         (e.g. its inverse q(b, a) for p(a, b)). A KB whose facts come with
+//         their inverses (WN11: 95% of training facts) is otherwise learnt by
+//         looking each fact up through an inverse rule, which moves no
+//         constant embedding, while its test facts never relate two
+//         constants already related in training (docs/RESULTS.md).
+enum class TrainingMask { Fact, Pair };
+const char* training_mask_name(TrainingMask mask);                        // "fact", "pair"
+bool training_mask_from_name(const std::string& name, TrainingMask* mask);  // false if unknown
+
+// How the model learns (batch.h, step.h). The defaults are one recipe for
+// every benchmark, chosen on their dev splits together (docs/RESULTS.md, "One
+// recipe"); NTP's own settings were lr 1e-3, L2 1e-3 and 2 negatives.
+struct TrainOptions {
+  int epochs = 100;
+  int batch = 10;                 // positives per step
+  int negatives = 4;              // corruptions per positive
+  TrainingMask mask = TrainingMask::Fact;
+  double learning_rate = 0.01;
+  double l2 = 1e-4;               // per step, on the rows the step touched
+  double clip = 1.0;              // element-wise gradient clip, 0 = off
+  std::string optimizer = "adam";
+  // Exploration: > 0 scores a goal in training by a soft max over its proof
+  // paths (prover.h) at this temperature in epoch 1, annealed linearly to
+  // the hard max by the middle epoch, so that rules which do not yet win a
+  // proof still get gradient early on (de Jong & Sha 2019: NTPs learn
+  // few rules without exploration). 0: the hard max throughout.
+  double explore = 0;
+  std::uint64_t seed = 0;
+  FactIndexOptions index;         // the fact index's settings (update_every: steps between index updates)
+  // Recall@1 of an approximate fact index against exact search, measured
+  // every `recall_every` steps (0 = never; exact indices are never probed)
+  // on `recall_sample` of that step's queries (recall_probe.h).
+  int recall_every = 100;
+  int recall_sample = 64;
+  bool profile = false;           // time each phase of a step (EpochReport::time)
+  bool progress_inline = false;   // rewrite one progress line (a terminal), or else
+  double progress_seconds = 10;   // print a progress line this often (a log file)
+};
+void check_options(const TrainOptions& options);
+
+// Where an epoch's time went, in seconds of wall time. The fact index's own
+// search time (index.search_seconds) is part of proof_search, summed over the
+// threads that searched.
+struct TimeSplit {
+  double proof_search = 0;        // symbolic search (Prover::search), retrieval included
+  double index_maintenance = 0;   // FactIndex::embeddings_moved
+  double forward = 0;             // proof scores and loss on the tape
+  double backward = 0;
+  double optimiser = 0;
+  double recall_probes = 0;       // measuring recall (exact searches)
+  long long goals = 0;            // goals proven (positives and negatives)
+  FactIndexStats index;           // the fact index's own counts (queries, relinked rows, widened searches)
+};
+
+struct EpochReport {
+  int epoch = 0;                  // 1-based
+  double mean_loss = 0;
+  double seconds = 0;
+  double recall_at_1 = -1;        // mean over this epoch's probes; -1 when none ran
+  int recall_probes = 0;
+  TimeSplit time;                 // filled when TrainOptions::profile
+  std::string note;               // set after the epoch (the dev metric): shown at the end of its progress line
+};
+
+// Which model the model path receives when a dev metric is measured.
+//   Best  the one after the epoch with the best dev metric (the default: a
+//         metric measured during training is there to choose a model with;
+//         it stops an overfitting run from ending on a worse model).
+//   Last  the one after the last epoch.
+// Without a measured dev metric both are the last model.
+enum class Keep { Best, Last };
+const char* keep_name(Keep keep);                        // "best", "last"
+bool keep_from_name(const std::string& name, Keep* keep);  // false if unknown
+
+// What a run keeps: the model, a checkpoint after every epoch, a log.
+struct RunOptions {
+  std::string model_path;  // the model; its checkpoint is checkpoint_path(model_path)
+  int eval_every = 0;      // dev metric after every N-th epoch (0 = never; needs dev atoms)
+  Keep keep = Keep::Best;
+  std::string log_path;    // one JSON object per epoch ("" = no log); appended to when resuming
+  bool resume = false;     // continue from the checkpoint (its settings must match)
+  // May be raised at any time (by a signal handler): the run finishes its
+  // step, writes the checkpoint and returns. Null: the run is never stopped.
+  const std::atomic<bool>* stop = nullptr;
+};
+void check_options(const RunOptions& options);
+
+struct RunResult {
+  bool finished = false;   // false: stopped; resume from `checkpoint`
+  int epochs_done = 0;     // complete epochs
+  std::size_t steps_done = 0;  // steps of the next epoch, when stopped inside it
+  std::string metric;      // the dev metric's name ("" when none was measured)
+  double best_dev = -1;
+  int best_epoch = 0;
+  std::string checkpoint;  // its path
+};
+
+}  // namespace ntp

@@ -1,0 +1,41 @@
+// ntp/train/progress.h: the progress lines of training, on a stream the
+// caller chooses (none when it is null). During an epoch: the step, the rate,
+// the mean loss so far and the ETA, either rewritten in place every 10 steps
+// (TrainOptions::progress_inline: a terminal) or as a new line every
+// progress_seconds (a log file). After each epoch: its loss, time, elapsed
+// time and ETA, the recall probes' mean, the caller's note (a dev metric)
+// and, when profiling, where the time went.
+#pragma once
+
+#include "ntp/train/options.h"
+
+#include <chrono>
+#include <cstddef>
+#include <iosfwd>
+#include <string>
+
+namespace ntp {
+
+class ProgressPrinter {
+ public:
+  // `first_epoch` is where this run starts (later than 1 when resumed): the
+  // ETA extrapolates from the epochs this run has taken.
+  ProgressPrinter(std::ostream* out, const TrainOptions& options, int first_epoch, std::size_t steps_per_epoch);
+  void start_epoch();
+  // After step `step` (0-based) of `epoch`, with the loss summed over the epoch's steps so far.
+  void after_step(int epoch, std::size_t step, double loss_sum);
+  // `index` names the fact index, for the recall probes.
+  void after_epoch(const EpochReport& report, const std::string& index);
+  // Training stopped inside an epoch: ends a line rewritten in place.
+  void stopped();
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  std::ostream* out_;
+  const TrainOptions& options_;
+  int first_epoch_;
+  std::size_t steps_per_epoch_;
+  Clock::time_point start_ = Clock::now(), epoch_start_ = start_, last_line_ = start_;
+};
+
+}  // namespace ntp

@@ -1,0 +1,102 @@
+// ntp/train/settings.cpp: a run's settings as text, and their comparison (see settings.h).
+#include "ntp/train/settings.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+namespace ntp {
+
+namespace {
+
+// FNV-1a over the data's symbols, facts, templates and dev/test atoms: a
+// resumed run must train on the same KB.
+class Fingerprint {
+ public:
+  void add(const std::string& s) {
+    for (unsigned char c : s) hash_ = (hash_ ^ c) * 1099511628211ull;
+    hash_ = (hash_ ^ 0xff) * 1099511628211ull;  // a separator, so that "ab","c" differs from "a","bc"
+  }
+  void add(const Atom& a) {
+    add(std::to_string(a.predicate));
+    for (int c : a.args) add(std::to_string(c));
+  }
+  std::string hex() const {
+    char buf[20];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(hash_));
+    return buf;
+  }
+
+ private:
+  std::uint64_t hash_ = 14695981039346656037ull;
+};
+
+std::string data_hash(const TrainingData& d) {
+  Fingerprint f;
+  for (const std::string& n : d.kb.predicates.names()) f.add(n);
+  for (const std::string& n : d.kb.constants.names()) f.add(n);
+  for (const Atom& a : d.kb.facts) f.add(a);
+  for (const Template& t : d.kb.templates) f.add(std::to_string(t.copies) + " " + to_string(d.kb, t));
+  f.add("dev");
+  for (const Atom& a : d.dev) f.add(a);
+  for (const LabelledAtom& a : d.dev_labelled) f.add(std::to_string(a.label));
+  f.add("test");
+  for (const Atom& a : d.test) f.add(a);
+  return f.hex();
+}
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);  // exact: a resumed run compares them as text
+  return buf;
+}
+
+// name -> value of a settings text.
+std::vector<std::pair<std::string, std::string>> settings_lines(const std::string& text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    const std::size_t eq = line.find('=');
+    if (eq != std::string::npos) out.emplace_back(line.substr(0, eq), line.substr(eq + 1));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string training_settings(const TrainingData& data, const ModelOptions& m, const TrainOptions& t, const RunOptions& r) {
+  std::ostringstream s;
+  s << "dim=" << m.dim << "\ndepth=" << m.prover.depth << "\nk=" << m.prover.k_facts << "\nk-rules=" << m.prover.k_rules
+    << "\nindex=" << m.prover.index << "\ncomplex=" << m.prover.complex << "\ncombine=" << combine_name(m.prover.combine)
+    << "\nseed=" << m.seed << "\nbatch=" << t.batch << "\nnegatives=" << t.negatives << "\nmask=" << training_mask_name(t.mask)
+    << "\nlr=" << number(t.learning_rate) << "\nl2=" << number(t.l2) << "\nclip=" << number(t.clip)
+    << "\noptimizer=" << t.optimizer << "\nrefresh=" << t.index.update_every << "\nrecall-every=" << t.recall_every
+    << "\neval-every=" << r.eval_every << "\nkeep=" << keep_name(r.keep) << "\ndata=" << data_hash(data) << "\n";
+  // Only when on: checkpoints from before these options still resume.
+  if (m.attention) s << "attention=1\n";
+  if (t.explore > 0) s << "explore=" << number(t.explore) << "\n";
+  return s.str();
+}
+
+void check_same_settings(const std::string& now, const std::string& saved, const std::string& checkpoint) {
+  std::string differences;
+  const auto before = settings_lines(saved);
+  for (const auto& [name, value] : settings_lines(now)) {
+    std::string old = "(not set)";
+    for (const auto& [n, v] : before)
+      if (n == name) old = v;
+    if (old == value) continue;
+    if (!differences.empty()) differences += "; ";
+    differences += name == "data" ? "the training data (facts, templates, dev or test atoms) differ"
+                                  : name + " is " + value + " now but " + old + " in the checkpoint";
+  }
+  if (!differences.empty())
+    throw std::invalid_argument("cannot resume from " + checkpoint + ": " + differences +
+                                " (resume with the settings the checkpoint was trained with, or train afresh)");
+}
+
+}  // namespace ntp

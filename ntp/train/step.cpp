@@ -1,0 +1,128 @@
+// ntp/train/step.cpp: one training step, phase by phase (see step.h).
+#include "ntp/train/step.h"
+
+#include "ntp/index/make_fact_index.h"
+#include "ntp/model/complex.h"
+#include "ntp/model/rule_attention.h"
+#include "ntp/train/non_finite_error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace ntp {
+
+namespace {
+
+std::unique_ptr<ad::Optimizer> optimizer_for(const TrainOptions& o) {
+  ad::OptimizerOptions settings;
+  settings.learning_rate = o.learning_rate;
+  settings.l2 = o.l2;
+  settings.clip = o.clip;
+  return ad::make_optimizer(o.optimizer, settings);
+}
+
+// The embedding tables, and with rule attention its logits.
+std::vector<ad::Parameter*> trained_tables(Model& model) {
+  std::vector<ad::Parameter*> tables = {&model.predicates, &model.constants};
+  if (has_rule_attention(model)) tables.push_back(&model.rule_attention);
+  return tables;
+}
+
+ProofBatch search(Learner& l, const StepGoals& batch) { return l.prover.search(batch.goals); }
+
+// Each goal's score on a fresh tape.
+ad::Var score(Learner& l, const ProofBatch& proofs, double temperature) {
+  l.tape.clear();
+  return score_goals(l.tape, l.model, proofs, temperature);
+}
+
+// The cross-entropy of the scores; an NTPλ model adds its ComplEx scores'.
+ad::Var loss(Learner& l, ad::Var scores, const StepGoals& batch) {
+  ad::Var total = ad::binary_cross_entropy(l.tape, scores, batch.labels);
+  if (!l.model.prover.complex) return total;
+  std::vector<Atom> atoms;
+  for (const Goal& g : batch.goals) atoms.push_back(g.atom);
+  return ad::add(l.tape, total, ad::binary_cross_entropy(l.tape, complex_scores(l.tape, l.model, atoms), batch.labels));
+}
+
+// The loss's value; throws NonFiniteError if it is NaN or infinite.
+double loss_value(const ad::Tape& tape, ad::Var loss, const StepPosition& at) {
+  const double value = tape.scalar(loss);
+  if (!std::isfinite(value)) throw NonFiniteError(at.epoch, at.step + 1, "the loss is " + std::to_string(value));
+  return value;
+}
+
+// The rows the coming optimiser step will move (it clears `touched`).
+MovedRows rows_to_move(const Model& model) {
+  MovedRows moved;
+  moved.predicates.assign(model.predicates.touched.begin(), model.predicates.touched.end());
+  moved.constants.assign(model.constants.touched.begin(), model.constants.touched.end());
+  if (has_rule_attention(model))  // every slot is a mix of the KB predicates, rewritten after each step
+    for (int r = model.num_kb_predicates; r < model.predicates.value.rows(); ++r) moved.predicates.push_back(r);
+  return moved;
+}
+
+// Throws NonFiniteError if a row the step moved holds a NaN or an infinity
+// (a non-finite gradient reaches the embeddings through the update).
+void check_finite(const Model& model, const MovedRows& moved, const StepPosition& at) {
+  for (int r : moved.predicates)
+    if (!model.predicates.value.row(r).allFinite())
+      throw NonFiniteError(at.epoch, at.step + 1, "predicate row " + model.predicate_row_name(r) + " is not finite");
+  for (int c : moved.constants)
+    if (!model.constants.value.row(c).allFinite())
+      throw NonFiniteError(at.epoch, at.step + 1,
+                           "the embedding of constant " + model.kb.constants.name(c) + " is not finite");
+}
+
+// The optimiser's step on every touched row; returns the rows it moved.
+MovedRows update(Learner& l, const StepPosition& at) {
+  const MovedRows moved = rows_to_move(l.model);
+  l.optimizer->step(l.parameters);
+  if (has_rule_attention(l.model)) refresh_attended_slots(l.model);  // the slots follow their logits
+  check_finite(l.model, moved, at);
+  return moved;
+}
+
+void refresh(Learner& l, RecallProbe& probe, const MovedRows& moved) {
+  l.facts->embeddings_moved(moved);
+  probe.embeddings_moved(moved);
+}
+
+}  // namespace
+
+Learner::Learner(Model& trained, const TrainOptions& options)
+    : model(trained),
+      optimizer(optimizer_for(options)),
+      parameters(trained_tables(trained)),
+      facts(make_fact_index(trained, trained.prover.index, options.index)),
+      prover(trained, *facts, trained.prover) {}
+
+double explore_temperature(const TrainOptions& o, int epoch) {
+  const double half = std::max(1.0, o.epochs / 2.0);
+  return o.explore * std::max(0.0, 1.0 - (epoch - 1) / half);
+}
+
+double train_step(Learner& learner, RecallProbe& probe, const StepGoals& batch, double temperature,
+                  const StepPosition& at, StepTimer& timer) {
+  probe.before_search(at.step);
+  timer.start();
+  const ProofBatch proofs = search(learner, batch);
+  timer.lap(&TimeSplit::proof_search);
+  probe.after_search();
+  timer.lap(&TimeSplit::recall_probes);
+  const ad::Var scores = score(learner, proofs, temperature);
+  const ad::Var step_loss = loss(learner, scores, batch);
+  timer.lap(&TimeSplit::forward);
+  const double value = loss_value(learner.tape, step_loss, at);
+  learner.tape.backward(step_loss);
+  timer.lap(&TimeSplit::backward);
+  const MovedRows moved = update(learner, at);
+  timer.lap(&TimeSplit::optimiser);
+  refresh(learner, probe, moved);
+  timer.lap(&TimeSplit::index_maintenance);
+  timer.time().goals += static_cast<long long>(batch.goals.size());
+  return value;
+}
+
+}  // namespace ntp

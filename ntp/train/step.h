@@ -1,0 +1,58 @@
+// ntp/train/step.h: one training step, the unit the epoch loop (epochs.h)
+// repeats. Each phase is a call of its own:
+//   search    the goals' proofs, through the fact index (Prover::search)
+//   score     each goal's proof score, on the tape (score_goals)
+//   loss      binary cross-entropy against the labels; an NTPλ model adds
+//             the cross-entropy of its ComplEx scores of the same goals
+//   backward  the loss's gradient on the embedding rows the proofs used
+//   update    the optimiser moves those rows (Adam, AdaGrad or SGD, with L2
+//             and clipping); a non-finite row stops training (NonFiniteError)
+//   refresh   the fact index is told which rows moved
+// The recall probe listens around the search, and the timer takes a lap
+// after each phase; neither changes what the step computes.
+#pragma once
+
+#include "autodiff/optim.h"
+#include "ntp/index/fact_index.h"
+#include "ntp/model/model.h"
+#include "ntp/prover/prover.h"
+#include "ntp/train/batch.h"
+#include "ntp/train/options.h"
+#include "ntp/train/recall_probe.h"
+#include "ntp/train/step_timer.h"
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace ntp {
+
+// What every step of a run works with: the model being trained, the
+// optimiser (with its moments), the fact index the prover searches, and the
+// tape the loss is differentiated on.
+struct Learner {
+  Learner(Model& model, const TrainOptions& options);
+  Model& model;
+  std::unique_ptr<ad::Optimizer> optimizer;
+  std::vector<ad::Parameter*> parameters;  // the tables the optimiser moves
+  std::unique_ptr<FactIndex> facts;
+  Prover prover;
+  ad::Tape tape;
+};
+
+// Where a step is: its epoch (1-based) and its step in the epoch (0-based).
+struct StepPosition {
+  int epoch;
+  std::size_t step;
+};
+
+// TrainOptions::explore's temperature in `epoch` (1-based): linear from
+// explore down to 0 at the middle epoch, the hard max from there on.
+double explore_temperature(const TrainOptions& options, int epoch);
+
+// One step on `batch`, scoring at `temperature`; returns its loss. Throws
+// NonFiniteError if the loss or a moved embedding is not finite.
+double train_step(Learner& learner, RecallProbe& probe, const StepGoals& batch, double temperature,
+                  const StepPosition& at, StepTimer& timer);
+
+}  // namespace ntp
