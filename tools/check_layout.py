@@ -5,7 +5,7 @@
    rooms of ntp/ in this order; then the API at the top of ntp/. A file may
    include its own room and any room below it, never one above.
 2. The public header, ntp/ntp.h, pulls in no tape and no fact index, however
-   deep its includes go.
+   deep its includes go, and CMake installs exactly the headers it pulls in.
 3. No function in ntp/ or tools/cli/ is longer than 60 lines, so that each
    can be read whole.
 
@@ -61,6 +61,13 @@ def check_directions(root):
     return breaches
 
 
+def installed_headers(root):
+    """The NTP_PUBLIC_HEADERS list of CMakeLists.txt."""
+    with open(os.path.join(root, "CMakeLists.txt"), encoding="utf-8") as f:
+        listed = re.search(r"set\(NTP_PUBLIC_HEADERS([^)]*)\)", f.read())
+    return set(listed.group(1).split()) if listed else set()
+
+
 def check_public_header(root):
     seen, todo, breaches = set(), ["ntp/ntp.h"], []
     while todo:
@@ -72,6 +79,11 @@ def check_public_header(root):
             if inc.startswith("autodiff/") or inc.startswith("ann/") or inc.startswith("ntp/index/"):
                 breaches.append(f"ntp/ntp.h: pulls in {inc} (through {path})")
             todo.append(inc)
+    installed = installed_headers(root)
+    for path in sorted(seen - installed):
+        breaches.append(f"CMakeLists.txt: NTP_PUBLIC_HEADERS lacks {path}, which ntp/ntp.h includes")
+    for path in sorted(installed - seen):
+        breaches.append(f"CMakeLists.txt: NTP_PUBLIC_HEADERS installs {path}, which is not part of the API")
     return breaches
 
 
