@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo test test-sanitize test-clang fuzz bench static reproduce clean
+.PHONY: all deps configure build demo test test-sanitize test-tsan test-clang fuzz bench static reproduce clean
 
 all: build
 
@@ -32,6 +32,15 @@ test-sanitize: deps
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DNTP_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD)-sanitize -j $(JOBS)
 	@cd $(BUILD)-sanitize && ctest --output-on-failure
+
+# The whole test suite under ThreadSanitizer, in its own build folder, built
+# with clang++ and LLVM's OpenMP runtime (whose barriers TSan can see).
+test-tsan:
+	@tools/install-deps.sh --clang
+	@cmake -S . -B $(BUILD)-tsan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DNTP_TSAN=ON $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD)-tsan -j $(JOBS)
+	@cd $(BUILD)-tsan && ctest --output-on-failure
 
 # The whole build and test suite with clang++ in its own folder, so that code
 # only GCC accepts cannot land (CI runs it after the GCC suites).
@@ -65,4 +74,4 @@ reproduce: build
 	@tools/reproduce.sh $(BUILD)/ntp
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-static $(BUILD)-sanitize $(BUILD)-clang $(BUILD)-fuzz
+	rm -rf $(BUILD) $(BUILD)-static $(BUILD)-sanitize $(BUILD)-tsan $(BUILD)-clang $(BUILD)-fuzz
