@@ -44,28 +44,36 @@ dest=${dest%/}
 [[ -f $manifest ]] || die "no manifest at $manifest"
 [[ -z $from || -d $from ]] || die "--from: no folder at $from"
 
-if command -v sha256sum > /dev/null; then sha256() { sha256sum "$1" | cut -d' ' -f1; }
-elif command -v shasum > /dev/null; then sha256() { shasum -a 256 "$1" | cut -d' ' -f1; }
+# sha256 FILE...: "<sha256>  <file>" per file, in one process.
+if command -v sha256sum > /dev/null; then sha256() { sha256sum -- "$@"; }
+elif command -v shasum > /dev/null; then sha256() { shasum -a 256 -- "$@"; }
 else die "needs sha256sum or shasum"; fi
 
 # The manifest's lines: "<sha256>  <path under DEST>".
 mapfile -t entries < <(grep -v '^[[:space:]]*$' "$manifest")
 
-# check DIR PATH...: prints one line per listed file under DIR that is
-# missing or whose SHA-256 is not the manifest's; returns 1 if any.
+# check DIR [PATH...]: prints one line per file of the manifest (or per PATH
+# given) that is missing under DIR or whose SHA-256 is not the manifest's;
+# returns 1 if any.
 check() {
-  local dir=$1 entry hash path actual bad=0
+  local dir=$1 entry hash path bad=0 present=()
+  local -A actual=()
   shift
+  for entry in "${entries[@]}"; do
+    path=${entry#*  }
+    [[ $# -eq 0 ]] || [[ " $* " == *" $path "* ]] || continue
+    [[ -f $dir/$path ]] && present+=("$path")
+  done
+  if [[ ${#present[@]} -gt 0 ]]; then
+    while read -r hash path; do actual[$path]=$hash; done < <(cd "$dir" && sha256 "${present[@]}")
+  fi
   for entry in "${entries[@]}"; do
     hash=${entry%% *} path=${entry#*  }
     [[ $# -eq 0 ]] || [[ " $* " == *" $path "* ]] || continue
-    if [[ ! -f $dir/$path ]]; then
+    if [[ -z ${actual[$path]:-} ]]; then
       echo "  missing: $path" >&2; bad=1
-    else
-      actual=$(sha256 "$dir/$path")
-      if [[ $actual != "$hash" ]]; then
-        echo "  damaged: $path: expected sha256 $hash, got $actual" >&2; bad=1
-      fi
+    elif [[ ${actual[$path]} != "$hash" ]]; then
+      echo "  damaged: $path: expected sha256 $hash, got ${actual[$path]}" >&2; bad=1
     fi
   done
   return $bad
