@@ -16,14 +16,18 @@
 #   S3  as S2, and locatedIn(n, region) for every neighbour n of c
 # Candidates are countries that still have their region in the training file
 # and have at least one neighbour (an island cannot be placed from its
-# neighbours). Data: ../shared/datasets beside the repo, or $NTP_DATA_DIR.
+# neighbours). Data: $NTP_DATA_DIR, else data/ in the repo
+# (tools/get-datasets.sh), else ../shared/datasets beside the repo.
 set -euo pipefail
-[[ $# -eq 3 ]] || { sed -n 2,19p "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[[ $# -eq 3 ]] || { sed -n 2,20p "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 s=$1; seed=$2; out=$3
 cd "$(dirname "$0")/.."
 [[ $s == 1 || $s == 2 || $s == 3 ]] || { echo "countries_dev.sh: S must be 1, 2 or 3, got '$s'" >&2; exit 2; }
-data=${NTP_DATA_DIR:-../shared/datasets}/countries_s$s/ntp
-[[ -d $data ]] || { echo "countries_dev.sh: no data at $data (set NTP_DATA_DIR)" >&2; exit 1; }
+if [[ -n ${NTP_DATA_DIR:-} ]]; then data=$NTP_DATA_DIR
+elif [[ -d data ]]; then data=data
+else data=../shared/datasets; fi
+data=$data/countries_s$s/ntp
+[[ -d $data ]] || { echo "countries_dev.sh: no data at $data (run tools/get-datasets.sh or set NTP_DATA_DIR)" >&2; exit 1; }
 mkdir -p "$out"
 regions=$(paste -sd'|' "$data/regions.txt")
 train=$data/countries_S$s.nl

@@ -32,7 +32,8 @@
 # --split dev measures on dev instead of test, to choose settings: Nations,
 # UMLS and Kinship on their dev.nl; Countries on 24 countries carved out of the
 # training file by tools/countries_dev.sh (seed 0), as the test countries were.
-# Data: ../shared/datasets beside the repo, or $NTP_DATA_DIR. Each run's log,
+# Data: $NTP_DATA_DIR, else data/ in the repo (tools/get-datasets.sh), else
+# ../shared/datasets beside the repo. Each run's log,
 # model and /usr/bin/time -v report go to DIR (default build/reproduce).
 # Each row also gives an NTPλ model's proof part alone (`ntp eval --score proof`)
 # and its score under NTP.md's rule, max(proof, ComplEx) (`--score max`).
@@ -58,14 +59,16 @@ while [[ $# -gt 0 ]]; do
     *) echo "reproduce.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
-data=${NTP_DATA_DIR:-../shared/datasets}
+if [[ -n ${NTP_DATA_DIR:-} ]]; then data=$NTP_DATA_DIR
+elif [[ -d data ]]; then data=data
+else data=../shared/datasets; fi
 # Plain NTP with the references' settings: the per-set recipes below and
 # WN11's were chosen on top of these, so they are spelt out.
 OLD_DEFAULTS=(--lr 0.001 --l2 0.001 --negatives 2 --complex=false)
 # WN11's recipe, chosen on dev (docs/RESULTS.md), on the old defaults.
 WN11_RECIPE=("${OLD_DEFAULTS[@]}" --epochs 6 --lr 0.03 --mask pair --profile)
 [[ -x $ntp ]] || { echo "reproduce.sh: no ntp binary at $ntp (run make first)" >&2; exit 1; }
-[[ -d $data ]] || { echo "reproduce.sh: no data sets at $data (set NTP_DATA_DIR)" >&2; exit 1; }
+[[ -d $data ]] || { echo "reproduce.sh: no data sets at $data (run tools/get-datasets.sh or set NTP_DATA_DIR)" >&2; exit 1; }
 [[ $split == test || $split == dev ]] || { echo "reproduce.sh: --split is test or dev, got '$split'" >&2; exit 2; }
 [[ $recipe_kind == per-set || $recipe_kind == defaults ]] ||
   { echo "reproduce.sh: --recipe is defaults or per-set, got '$recipe_kind'" >&2; exit 2; }

@@ -723,11 +723,18 @@ TEST_CASE("sizes: atoms of many arguments, long rules, large copy counts") {
 
 namespace {
 
-// The data sets: $NTP_DATA_DIR, else ../shared/datasets next to the source tree.
+// The data sets: $NTP_DATA_DIR, else data/ in the source tree (where
+// tools/get-datasets.sh puts them), else ../shared/datasets next to it.
 // Empty when absent (the tests then say so and skip).
 std::string data_dir() {
   const char* env = std::getenv("NTP_DATA_DIR");
-  const std::string dir = env != nullptr && *env != '\0' ? env : std::string(NTP_SOURCE_DIR) + "/../shared/datasets";
+  const std::string source = NTP_SOURCE_DIR;
+  std::string dir = source + "/../shared/datasets";
+  if (env != nullptr && *env != '\0') {
+    dir = env;
+  } else if (std::filesystem::is_directory(source + "/data")) {
+    dir = source + "/data";
+  }
   return std::filesystem::is_directory(dir) ? dir : std::string();
 }
 
@@ -736,7 +743,7 @@ std::string data_dir() {
 TEST_CASE("real data: Countries S1") {
   const std::string dir = data_dir();
   if (dir.empty()) {
-    MESSAGE("data sets not found (set NTP_DATA_DIR); skipping");
+    MESSAGE("data sets not found (run tools/get-datasets.sh or set NTP_DATA_DIR); skipping");
     return;
   }
   KnowledgeBase kb;
@@ -785,7 +792,7 @@ TEST_CASE("real data: Countries S1") {
 TEST_CASE("real data: Kinship, UMLS and Nations templates") {
   const std::string dir = data_dir();
   if (dir.empty()) {
-    MESSAGE("data sets not found (set NTP_DATA_DIR); skipping");
+    MESSAGE("data sets not found (run tools/get-datasets.sh or set NTP_DATA_DIR); skipping");
     return;
   }
   SUBCASE("kinship.nlt: three templates of 20, the last over three lines") {
@@ -831,7 +838,7 @@ TEST_CASE("real data: Kinship, UMLS and Nations templates") {
 TEST_CASE("real data: WN11 labelled dev.tsv") {
   const std::string dir = data_dir();
   if (dir.empty()) {
-    MESSAGE("data sets not found (set NTP_DATA_DIR); skipping");
+    MESSAGE("data sets not found (run tools/get-datasets.sh or set NTP_DATA_DIR); skipping");
     return;
   }
   KnowledgeBase kb;
@@ -847,7 +854,7 @@ TEST_CASE("real data: WN11 labelled dev.tsv") {
 TEST_CASE("real data: every .nl, .nlt, .pl and .tsv file parses") {
   const std::string dir = data_dir();
   if (dir.empty()) {
-    MESSAGE("data sets not found (set NTP_DATA_DIR); skipping");
+    MESSAGE("data sets not found (run tools/get-datasets.sh or set NTP_DATA_DIR); skipping");
     return;
   }
   namespace fs = std::filesystem;

@@ -9,7 +9,8 @@
 # whichever comes first.
 #
 # Text targets are seeded from datasets/family and the benchmark KBs
-# ($NTP_DATA_DIR, else ../shared/datasets), each file cut to its first 4 KB;
+# ($NTP_DATA_DIR, else data/ from tools/get-datasets.sh, else
+# ../shared/datasets), each file cut to its first 4 KB;
 # binary targets from the small models and indices fuzz_seeds writes.
 # Corpora grow in BUILD_DIR/fuzz/corpus/ from run to run.
 set -euo pipefail
@@ -17,7 +18,9 @@ build=$(cd "${1:?usage: tools/fuzz/run.sh BUILD_DIR}" && pwd)
 seconds=${FUZZ_SECONDS:-60}
 runs_limit=${FUZZ_RUNS:--1}
 src=$(cd "$(dirname "$0")/../.." && pwd)
-data=${NTP_DATA_DIR:-$src/../shared/datasets}
+if [[ -n ${NTP_DATA_DIR:-} ]]; then data=$NTP_DATA_DIR
+elif [[ -d $src/data ]]; then data=$src/data
+else data=$src/../shared/datasets; fi
 work=$build/fuzz
 text_max=4096
 binary_max=4096
