@@ -233,6 +233,26 @@ TEST_CASE("answer ranks a held-out fact among the top bindings; prove writes tex
   CHECK(bad.status == 1);
   CHECK(bad.err.find("query:1:") != std::string::npos);
 
+  // Many queries in one process: one JSON line each, with its latency; a bad
+  // line is reported on its own line and the others are still answered.
+  const std::string queries = kWork + "/queries.txt";
+  std::ofstream(queries) << "% ground atoms\ngrandfatherOf(m15, m24)\n\nnobody(m1, m2)\nparentOf(m32, m33)\n";
+  const Run many = ntp("prove --model " + model + " --queries " + queries + " --top 1");
+  CHECK(many.status == 1);  // one line was refused
+  std::istringstream lines(many.out);
+  std::vector<std::string> line(3);
+  for (std::string& l : line) std::getline(lines, l);
+  CHECK(line[0].rfind("{\"query\":\"grandfatherOf(m15, m24)\",\"latency_ms\":", 0) == 0);
+  CHECK(line[0].find(",\"result\":{\"atom\":\"grandfatherOf(m15, m24)\"") != std::string::npos);
+  CHECK(line[1].find("\"error\":\"atom:1:1: unknown predicate 'nobody'") != std::string::npos);
+  CHECK(line[2].find(",\"result\":{\"atom\":\"parentOf(m32, m33)\"") != std::string::npos);
+  const Run one = ntp("prove --model " + model + " \"parentOf(m32, m33)\" --format json --top 1");
+  CHECK(line[2].find(one.out.substr(0, one.out.size() - 1)) != std::string::npos);  // the same result as asked alone
+  std::ofstream(queries) << "parentOf(m32, X)\n";
+  const Run answers = ntp("answer --model " + model + " --queries " + queries + " --top 3 --threads 1");
+  CHECK(answers.status == 0);
+  CHECK(answers.out.find("\"result\":" + json.out.substr(0, json.out.size() - 1) + "}") != std::string::npos);
+
   const std::string query = " \"grandfatherOf(m15, m24)\"";
   const Run text = ntp("prove --model " + model + query + " --top 1");
   REQUIRE(text.status == 0);

@@ -12,11 +12,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <cctype>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <numeric>
@@ -380,25 +382,61 @@ int cmd_eval(int argc, char** argv) {
   return 0;
 }
 
+// Queries from a file, one per line (blank lines and lines starting with '%'
+// skipped), each answered by `ask` and printed as one JSON line with its
+// latency: {"query":…,"latency_ms":…,"result":{…}}, or "error" instead of
+// "result" for a query that was refused. Returns 1 if any was.
+int answer_each_line(const std::string& path, const std::function<std::string(const std::string&)>& ask) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + ": cannot open");
+  int status = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos || line[0] == '%') continue;
+    ntp::JsonObject out;
+    out.add("query", line);
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      const std::string result = ask(line);
+      out.add("latency_ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      out.add_raw("result", result);
+    } catch (const std::exception& e) {
+      out.add("error", std::string(e.what()));
+      status = 1;
+    }
+    std::cout << out.text() << std::endl;
+  }
+  return status;
+}
+
+// The query options of prove and answer: one on the command line, or --queries FILE.
+void add_query_options(cxxopts::Options& o, const char* query_help, const char* example) {
+  o.add_options()
+    ("query", query_help, cxxopts::value<std::string>())
+    ("queries", "a file of queries, one per line: the model is loaded once and each query answered as one JSON "
+     "line with its latency in milliseconds", cxxopts::value<std::string>());
+  add_search_options(o);
+  o.parse_positional({"query"});
+  o.positional_help(example);
+}
+
 int cmd_prove(int argc, char** argv) {
   cxxopts::Options o("ntp prove", "Score a query atom and show its best proofs.");
   o.add_options()
     ("model", "model file", cxxopts::value<std::string>())
-    ("query", "the atom, e.g. \"locatedIn(palau, oceania)\"", cxxopts::value<std::string>())
     ("top", "proofs to show", cxxopts::value<int>()->default_value("3"))
     ("format", "text, json (one object) or dot (a Graphviz graph of the proof tree; render with "
-     "`dot -Tpng`)", cxxopts::value<std::string>()->default_value("text"))
-;
-  add_search_options(o);
-  o.parse_positional({"query"});
-  o.positional_help("\"pred(a, b)\"");
+     "`dot -Tpng`)", cxxopts::value<std::string>()->default_value("text"));
+  add_query_options(o, "the atom, e.g. \"locatedIn(palau, oceania)\"", "\"pred(a, b)\"");
   const auto r = parse(o, argc, argv);
   check_non_negative(r, {"k"});
   const std::string format = r["format"].as<std::string>();
   if (format != "text" && format != "json" && format != "dot")
     throw UsageError("--format is text, json or dot, got '" + format + "'");
   const ntp::Reasoner reasoner = ntp::Reasoner::load(get<std::string>(r, "model"), search_options(r));
-  const ntp::Explanation e = reasoner.prove(get<std::string>(r, "query"), std::max(0, r["top"].as<int>()));
+  const int top = std::max(0, r["top"].as<int>());
+  if (r.count("queries"))
+    return answer_each_line(r["queries"].as<std::string>(), [&](const std::string& q) { return ntp::to_json(reasoner.prove(q, top)); });
+  const ntp::Explanation e = reasoner.prove(get<std::string>(r, "query"), top);
   if (format == "json") std::cout << ntp::to_json(e) << std::endl;
   else if (format == "dot") std::cout << ntp::to_dot(e);
   else std::cout << ntp::to_text(e);
@@ -409,19 +447,20 @@ int cmd_answer(int argc, char** argv) {
   cxxopts::Options o("ntp answer", "Rank the bindings of a query's variables and show the best proof of each.");
   o.add_options()
     ("model", "model file", cxxopts::value<std::string>())
-    ("query", "an atom with variables (upper case), e.g. \"locatedIn(palau, X)\"", cxxopts::value<std::string>())
     ("top", "answers to show", cxxopts::value<int>()->default_value("10"))
     ("json", "print the answers as one JSON object")
     ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"));
-  add_search_options(o);
-  o.parse_positional({"query"});
-  o.positional_help("\"pred(a, X)\"");
+  add_query_options(o, "an atom with variables (upper case), e.g. \"locatedIn(palau, X)\"", "\"pred(a, X)\"");
   const auto r = parse(o, argc, argv);
   check_non_negative(r, {"k", "top", "threads"});
   set_threads(r);
   const ntp::Reasoner reasoner = ntp::Reasoner::load(get<std::string>(r, "model"), search_options(r));
+  const int top = r["top"].as<int>();
+  if (r.count("queries"))
+    return answer_each_line(r["queries"].as<std::string>(),
+                            [&](const std::string& q) { return ntp::to_json(q, reasoner.answer(q, top)); });
   const std::string query = get<std::string>(r, "query");
-  const std::vector<ntp::Answer> answers = reasoner.answer(query, r["top"].as<int>());
+  const std::vector<ntp::Answer> answers = reasoner.answer(query, top);
   if (r.count("json")) std::cout << ntp::to_json(query, answers) << std::endl;
   else std::cout << ntp::to_text(answers);
   return 0;
