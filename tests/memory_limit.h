@@ -4,9 +4,10 @@
 // a CHECK_THROWS_AS(..., std::runtime_error) then reports) instead of
 // quietly succeeding on an overcommitting kernel.
 //
-// AddressSanitizer reserves terabytes of shadow memory and cannot run under
-// such a cap, so in a sanitizer build the cap is not set (kMemoryLimitWorks
-// is false); the sanitizer's allocator then reports huge allocations itself.
+// AddressSanitizer and ThreadSanitizer reserve terabytes of shadow memory and
+// cannot run under such a cap, so in their builds the cap is not set
+// (kMemoryLimitWorks is false); the sanitizer's allocator then reports huge
+// allocations itself.
 #pragma once
 
 #include <sys/resource.h>
@@ -16,15 +17,15 @@
 #include <fstream>
 #include <new>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define NTP_TEST_ASAN 1
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define NTP_TEST_SHADOW_MEMORY 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define NTP_TEST_ASAN 1
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define NTP_TEST_SHADOW_MEMORY 1
 #endif
 #endif
 
-#ifdef NTP_TEST_ASAN
+#ifdef NTP_TEST_SHADOW_MEMORY
 constexpr bool kMemoryLimitWorks = false;
 #else
 constexpr bool kMemoryLimitWorks = true;
