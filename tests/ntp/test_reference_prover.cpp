@@ -118,6 +118,7 @@ TEST_CASE("the prover agrees with the reference prover on random small KBs") {
                          << " gradient checks, " << coverage.split << " cases on two threads");
   // The cases exercise what they are meant to: rules win proofs, and most
   // gradients are checked (twice per goal: k = 0 and k = all facts).
+  if (failures > 0) return;  // the cases stopped early
   CHECK(coverage.proven_by_rule > coverage.goals / 10);
   CHECK(coverage.gradients > coverage.goals);
   CHECK(coverage.split > kCases / 100);
