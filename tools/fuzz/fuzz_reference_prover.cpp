@@ -25,7 +25,7 @@ class Choices {
 
 // Small enough for thousands of executions a second: enumerating every
 // proof is the reference's whole method.
-constexpr double kProofBudget = 1000;
+constexpr double kProofBudget = 200;
 
 reference::CaseSizes fuzz_sizes(int depth) {
   reference::CaseSizes sizes;
