@@ -6,6 +6,7 @@
 
 #include "ntp/prover/prover.h"
 
+#include <limits>
 #include <vector>
 
 namespace ntp {
@@ -13,7 +14,10 @@ namespace ntp {
 // Terms inside the search: a constant id c >= 0, or a variable v encoded as
 // -(v + 1). Variables are numbered per proof state; a rule's variables are
 // renamed apart by appending fresh ones each time the rule is applied.
-constexpr int kUnbound = -1;  // in State::binding
+// In State::binding: a variable bound to nothing. Not -1, which is how a term
+// names variable 0 (var_term(0)): a variable bound to variable 0 must read
+// back as bound.
+constexpr int kUnbound = std::numeric_limits<int>::min();
 inline bool is_var(int term) { return term < 0; }
 inline int var_of(int term) { return -term - 1; }
 inline int var_term(int v) { return -v - 1; }

@@ -11,7 +11,8 @@
 # Text targets are seeded from datasets/family and the benchmark KBs
 # ($NTP_DATA_DIR, else data/ from tools/get-datasets.sh, else
 # ../shared/datasets), each file cut to its first 4 KB;
-# binary targets from the small models and indices fuzz_seeds writes.
+# binary targets from the small models and indices fuzz_seeds writes, and
+# reference_prover (whose input is a list of choices) from its random bytes.
 # Corpora grow in BUILD_DIR/fuzz/corpus/ from run to run.
 set -euo pipefail
 build=$(cd "${1:?usage: tools/fuzz/run.sh BUILD_DIR}" && pwd)
@@ -64,10 +65,12 @@ seed_atoms
 
 failed=0
 printf '%-16s %12s %10s %8s %8s\n' target executions "exec/s" seconds crashes
-for target in facts_nl templates_nlt templates_pl tsv labelled_tsv parse_atom load_model load_checkpoint hnsw_load; do
+for target in facts_nl templates_nlt templates_pl tsv labelled_tsv parse_atom load_model load_checkpoint hnsw_load \
+  reference_prover; do
   max=$text_max
   [[ $target == load_model || $target == hnsw_load ]] && max=$binary_max
   [[ $target == load_checkpoint ]] && max=16384  # two random generators' states as text: 12 KB
+  [[ $target == reference_prover ]] && max=512      # choices past the case's embeddings are unused
   mkdir -p "$work/corpus/$target"
   log=$work/$target.log
   status=0

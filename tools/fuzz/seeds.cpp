@@ -1,7 +1,8 @@
 // tools/fuzz/seeds.cpp: writes the binary seed inputs of the load_model,
 // load_checkpoint and hnsw_load fuzz targets (small models, a checkpoint and
 // indices, in the current formats) to <dir>/load_model/, <dir>/load_checkpoint/
-// and <dir>/hnsw_load/. The text targets are seeded
+// and <dir>/hnsw_load/, and random byte strings, which that target reads as
+// choices, to <dir>/reference_prover/. The text targets are seeded
 // from the data files instead (tools/fuzz/run.sh).
 #include "ann/hnsw.h"
 #include "ann/synthetic.h"
@@ -12,6 +13,8 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 
@@ -72,6 +75,18 @@ void write_indices(const std::string& dir) {
   }
 }
 
+// fuzz_reference_prover reads its input as a list of choices, so any bytes
+// make a case; these are cases of every depth and size to start from.
+void write_choices(const std::string& dir) {
+  std::mt19937 rng(11);
+  for (int i = 0; i < 12; ++i) {
+    std::string bytes(static_cast<std::size_t>(32 << (i % 4)), '\0');  // 32 to 256 bytes
+    for (char& b : bytes) b = static_cast<char>(rng() % 256);
+    bytes[0] = static_cast<char>(i % 3);  // the depth
+    std::ofstream(dir + "/choices" + std::to_string(i), std::ios::binary) << bytes;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -83,8 +98,10 @@ int main(int argc, char** argv) {
   std::filesystem::create_directories(dir + "/load_model");
   std::filesystem::create_directories(dir + "/hnsw_load");
   std::filesystem::create_directories(dir + "/load_checkpoint");
+  std::filesystem::create_directories(dir + "/reference_prover");
   write_models(dir + "/load_model");
   write_checkpoint(dir + "/load_checkpoint");
   write_indices(dir + "/hnsw_load");
+  write_choices(dir + "/reference_prover");
   return 0;
 }
