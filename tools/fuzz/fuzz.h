@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -53,18 +54,28 @@ inline bool nl_names(const ntp::KnowledgeBase& kb) {
   return true;
 }
 
-// Reads the input with `read(in, kb)` into `rows`. A refused input (a
-// ParseError) must leave `kb` without new symbols; returns false then.
-template <class Rows, class Read>
-bool read_or_refuse(const std::uint8_t* data, std::size_t size, ntp::KnowledgeBase& kb, Rows& rows, Read read) {
+// What a reader made of the input: the KB it filled and the rows it read.
+template <class Row>
+struct Read {
+  ntp::KnowledgeBase kb;
+  std::vector<Row> rows;
+};
+
+// The input read by `reader` into a fresh KB (new symbols allowed), or
+// nothing when it was refused; a refusal must leave the KB empty.
+template <class Row>
+std::optional<Read<Row>> read_input(const std::uint8_t* data, std::size_t size,
+                                    std::vector<Row> (*reader)(std::istream&, const std::string&, ntp::KnowledgeBase&,
+                                                               ntp::NewSymbols)) {
+  Read<Row> read;
   std::istringstream in(text_of(data, size));
   try {
-    rows = read(in, kb);
+    read.rows = reader(in, "fuzz input", read.kb, ntp::NewSymbols::Allow);
   } catch (const ntp::ParseError&) {
-    FUZZ_CHECK(kb.predicates.size() == 0 && kb.constants.size() == 0);
-    return false;
+    FUZZ_CHECK(read.kb.predicates.size() == 0 && read.kb.constants.size() == 0);
+    return std::nullopt;
   }
-  return true;
+  return read;
 }
 
 // Facts that parsed once must parse again, to the same atoms, from their

@@ -4,13 +4,9 @@
 #include "tools/fuzz/fuzz.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  ntp::KnowledgeBase kb;
-  std::vector<ntp::Atom> facts;
-  if (!fuzz::read_or_refuse(data, size, kb, facts, [](std::istream& in, ntp::KnowledgeBase& k) {
-        return ntp::read_facts_nl(in, "fuzz.nl", k, ntp::NewSymbols::Allow);
-      }))
-    return 0;
-  FUZZ_CHECK(!facts.empty());
-  fuzz::check_reparse(kb, facts);
+  auto read = fuzz::read_input<ntp::Atom>(data, size, ntp::read_facts_nl);
+  if (!read) return 0;
+  FUZZ_CHECK(!read->rows.empty());
+  fuzz::check_reparse(read->kb, read->rows);
   return 0;
 }

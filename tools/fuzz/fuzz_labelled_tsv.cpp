@@ -5,18 +5,14 @@
 #include "tools/fuzz/fuzz.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  ntp::KnowledgeBase kb;
-  std::vector<ntp::LabelledAtom> rows;
-  if (!fuzz::read_or_refuse(data, size, kb, rows, [](std::istream& in, ntp::KnowledgeBase& k) {
-        return ntp::read_labelled_tsv(in, "fuzz.tsv", k, ntp::NewSymbols::Allow);
-      }))
-    return 0;
+  auto read = fuzz::read_input<ntp::LabelledAtom>(data, size, ntp::read_labelled_tsv);
+  if (!read) return 0;
   std::vector<ntp::Atom> facts;
-  for (const ntp::LabelledAtom& row : rows) {
+  for (const ntp::LabelledAtom& row : read->rows) {
     FUZZ_CHECK(row.label == 1 || row.label == -1);
     FUZZ_CHECK(row.atom.args.size() == 2);
     facts.push_back(row.atom);
   }
-  if (fuzz::nl_names(kb)) fuzz::check_reparse(kb, facts);
+  if (fuzz::nl_names(read->kb)) fuzz::check_reparse(read->kb, facts);
   return 0;
 }

@@ -4,14 +4,10 @@
 #include "tools/fuzz/fuzz.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  ntp::KnowledgeBase kb;
-  std::vector<ntp::Atom> facts;
-  if (!fuzz::read_or_refuse(data, size, kb, facts, [](std::istream& in, ntp::KnowledgeBase& k) {
-        return ntp::read_facts_tsv(in, "fuzz.tsv", k, ntp::NewSymbols::Allow);
-      }))
-    return 0;
-  for (const ntp::Atom& f : facts) FUZZ_CHECK(f.args.size() == 2);
+  auto read = fuzz::read_input<ntp::Atom>(data, size, ntp::read_facts_tsv);
+  if (!read) return 0;
+  for (const ntp::Atom& f : read->rows) FUZZ_CHECK(f.args.size() == 2);
   // TSV names may hold what .nl names cannot (parentheses, upper case).
-  if (fuzz::nl_names(kb)) fuzz::check_reparse(kb, facts);
+  if (fuzz::nl_names(read->kb)) fuzz::check_reparse(read->kb, read->rows);
   return 0;
 }
