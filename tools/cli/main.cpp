@@ -343,6 +343,11 @@ ntp::SearchOptions search_options(const cxxopts::ParseResult& r) {
   return s;
 }
 
+// The --model, searched with the --k and --index given.
+ntp::Reasoner load_reasoner(const cxxopts::ParseResult& r) {
+  return ntp::Reasoner::load(get<std::string>(r, "model"), search_options(r));
+}
+
 int cmd_eval(int argc, char** argv) {
   cxxopts::Options o("ntp eval", "Evaluate a model with one of the NTP protocols.");
   o.add_options()
@@ -366,7 +371,7 @@ int cmd_eval(int argc, char** argv) {
   const auto r = parse(o, argc, argv);
   check_non_negative(r, {"k", "threads"});
   set_threads(r);
-  const ntp::Reasoner reasoner = ntp::Reasoner::load(get<std::string>(r, "model"), search_options(r));
+  const ntp::Reasoner reasoner = load_reasoner(r);
   ntp::EvalRequest q;
   q.protocol = get<std::string>(r, "protocol");
   q.test = get<std::string>(r, "test");
@@ -432,10 +437,10 @@ int cmd_prove(int argc, char** argv) {
   const std::string format = r["format"].as<std::string>();
   if (format != "text" && format != "json" && format != "dot")
     throw UsageError("--format is text, json or dot, got '" + format + "'");
-  const ntp::Reasoner reasoner = ntp::Reasoner::load(get<std::string>(r, "model"), search_options(r));
+  const ntp::Reasoner reasoner = load_reasoner(r);
   const int top = std::max(0, r["top"].as<int>());
-  if (r.count("queries"))
-    return answer_each_line(r["queries"].as<std::string>(), [&](const std::string& q) { return ntp::to_json(reasoner.prove(q, top)); });
+  auto prove = [&](const std::string& q) { return ntp::to_json(reasoner.prove(q, top)); };
+  if (r.count("queries")) return answer_each_line(r["queries"].as<std::string>(), prove);
   const ntp::Explanation e = reasoner.prove(get<std::string>(r, "query"), top);
   if (format == "json") std::cout << ntp::to_json(e) << std::endl;
   else if (format == "dot") std::cout << ntp::to_dot(e);
@@ -454,11 +459,10 @@ int cmd_answer(int argc, char** argv) {
   const auto r = parse(o, argc, argv);
   check_non_negative(r, {"k", "top", "threads"});
   set_threads(r);
-  const ntp::Reasoner reasoner = ntp::Reasoner::load(get<std::string>(r, "model"), search_options(r));
+  const ntp::Reasoner reasoner = load_reasoner(r);
   const int top = r["top"].as<int>();
-  if (r.count("queries"))
-    return answer_each_line(r["queries"].as<std::string>(),
-                            [&](const std::string& q) { return ntp::to_json(q, reasoner.answer(q, top)); });
+  auto answer = [&](const std::string& q) { return ntp::to_json(q, reasoner.answer(q, top)); };
+  if (r.count("queries")) return answer_each_line(r["queries"].as<std::string>(), answer);
   const std::string query = get<std::string>(r, "query");
   const std::vector<ntp::Answer> answers = reasoner.answer(query, top);
   if (r.count("json")) std::cout << ntp::to_json(query, answers) << std::endl;
