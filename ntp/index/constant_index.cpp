@@ -256,7 +256,7 @@ struct ConstantIndex::NearConstants : CandidateSource {
     std::sort(distinct.begin(), distinct.end());
     distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
     first.resize(distinct.size());
-#pragma omp parallel for schedule(dynamic, 4)
+#pragma omp parallel for schedule(dynamic, 4) if (distinct.size() >= 16)  // threads for batches, not single queries
     for (std::size_t i = 0; i < distinct.size(); ++i) first[i] = index.neighbourhood(distinct[i], index.options_.neighbours);
   }
 
@@ -399,7 +399,7 @@ std::vector<std::vector<int>> ConstantIndex::search(const std::vector<FactQuery>
   const std::vector<TupleQueries> tuples = TupleQueries::group(queries, ground);
   const std::unique_ptr<CandidateSource> source = candidate_source(ground, tuples);
   std::vector<std::vector<int>> found(queries.size());
-#pragma omp parallel
+#pragma omp parallel if (tuples.size() >= 16)  // threads for batches, not single queries
   {
     TupleSearch s(*this, ground, arity, want);
 #pragma omp for schedule(dynamic, 2)

@@ -130,7 +130,7 @@ std::vector<std::vector<int>> TableIndex::search(const std::vector<FactQuery>& q
   // Facts are visited one predicate group at a time, nearest predicate
   // first; once the predicate distance alone exceeds the current k-th best
   // total, no later group can contribute (all distances are >= 0).
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for schedule(dynamic, 16) if (queries.size() >= 64)  // threads for batches, not single queries
   for (std::size_t q = 0; q < queries.size(); ++q) {
     const FactQuery& query = queries[q];
     const std::vector<std::pair<float, int>>& groups = predicates_by_distance_[static_cast<std::size_t>(query.predicate_row)];

@@ -135,7 +135,9 @@ struct PathValue {
 
 std::vector<PathValue> path_values(const Model& model, const ProofBatch& batch) {
   std::vector<double> kernels(batch.comparisons.size());
-#pragma omp parallel for schedule(static)
+  // Threads only for work worth waking them for: a single query's handful
+  // of kernels is done before a sleeping thread would start.
+#pragma omp parallel for schedule(static) if (kernels.size() >= 4096)
   for (std::size_t i = 0; i < kernels.size(); ++i) kernels[i] = kernel(model, batch.comparisons[i]);
   std::vector<PathValue> values(batch.paths.size());
   for (std::size_t p = 0; p < values.size(); ++p)
