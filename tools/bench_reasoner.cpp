@@ -61,6 +61,7 @@ double throughput(const ntp::Reasoner& reasoner, const std::vector<std::string>&
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t)
     pool.emplace_back([&] {
+      omp_set_num_threads(1);  // OpenMP's thread count is per thread: each starts with all cores
       for (std::size_t i = next++; i < total; i = next++) reasoner.prove(atoms[i % atoms.size()], top);
     });
   for (std::thread& th : pool) th.join();
@@ -77,6 +78,7 @@ int main(int argc, char** argv) {
       ("count", "atoms to prove", cxxopts::value<std::size_t>()->default_value("2000"))
       ("threads", "threads for the throughput run", cxxopts::value<int>()->default_value("8"))
       ("top", "proofs explained per atom", cxxopts::value<int>()->default_value("1"))
+      ("index", "fact index (default: the model's)", cxxopts::value<std::string>()->default_value(""))
       ("h,help", "print this help");
   const auto r = options.parse(argc, argv);
   if (r.count("help") || !r.count("model") || !r.count("atoms")) {
@@ -86,7 +88,9 @@ int main(int argc, char** argv) {
   omp_set_num_threads(1);
   std::printf("%s\n", ntp::build_line().c_str());
   auto start = Clock::now();
-  const ntp::Reasoner reasoner = ntp::Reasoner::load(r["model"].as<std::string>());
+  ntp::SearchOptions search;
+  search.index = r["index"].as<std::string>();
+  const ntp::Reasoner reasoner = ntp::Reasoner::load(r["model"].as<std::string>(), search);
   std::printf("load (model and fact index): %.1f ms\n", ms_since(start));
   const std::vector<std::string> atoms = read_atoms(r["atoms"].as<std::string>(), r["count"].as<std::size_t>());
   const int top = r["top"].as<int>();
