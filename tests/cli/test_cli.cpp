@@ -167,6 +167,9 @@ TEST_CASE("bad input is refused with the file, the line and what was wrong") {
   const Run bad_mask = ntp("train --train " + kFamily + "/train.nl --model " + kWork + "/never.ntp --mask inverse");
   CHECK(bad_mask.status == 2);
   CHECK(bad_mask.err.find("--mask is fact or pair, got 'inverse'") != std::string::npos);
+  const Run bad_dim = ntp("train --train " + kFamily + "/train.nl --model " + kWork + "/never.ntp --dim 1.5");
+  CHECK(bad_dim.status == 2);
+  CHECK(bad_dim.err.find("--dim is an integer, got '1.5'") != std::string::npos);
   CHECK(!std::ifstream(kWork + "/never.ntp").good());
 
   const Run unwritable = ntp("train --train " + kFamily + "/train.nl --model " + kWork + "/no/such/dir/m.ntp");
