@@ -4,6 +4,8 @@
 
 #include "run_ntp.h"
 
+#include "ntp/kb/text.h"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -79,6 +81,13 @@ TEST_CASE("train, eval, rules and prove on the bundled family KB") {
   REQUIRE(rules.status == 0);
   CHECK(std::count(rules.out.begin(), rules.out.end(), '\n') == 12);  // 3 templates x 4 copies
   CHECK(rules.out.find(":-") != std::string::npos);
+  // --json: the same rules as one object, each confidence exact (3 decimals above).
+  const Run rules_json = ntp("rules --model " + model + " --min-confidence 0 --json");
+  REQUIRE(rules_json.status == 0);
+  CHECK(rules_json.out.rfind("{\"rules\":[{\"rule\":", 0) == 0);
+  CHECK(std::count(rules_json.out.begin(), rules_json.out.end(), '\n') == 1);
+  const double first = json_value(rules_json.out, "confidence");
+  CHECK(rules.out.rfind(ntp::format_fixed(first, 3) + "  ", 0) == 0);
 
   const Run prove = ntp("prove --model " + model + " \"grandfatherOf(m15, m24)\" --top 2");
   REQUIRE_MESSAGE(prove.status == 0, prove.err);

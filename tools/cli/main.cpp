@@ -389,9 +389,18 @@ int cmd_rules(int argc, char** argv) {
   cxxopts::Options o("ntp rules", "List induced rules, highest confidence first.");
   o.add_options()
     ("model", "model file", cxxopts::value<std::string>())
-    ("min-confidence", "smallest confidence shown", cxxopts::value<double>()->default_value("0.5"));
+    ("min-confidence", "smallest confidence shown", cxxopts::value<double>()->default_value("0.5"))
+    ("json", "print the rules as one JSON object: {\"rules\":[{\"rule\":…,\"confidence\":…,\"text\":…},…]}");
   const auto r = parse(o, argc, argv);
   const auto rules = ntp::Reasoner::load(get<std::string>(r, "model")).rules(r["min-confidence"].as<double>());
+  if (r.count("json")) {
+    std::string list;
+    for (const auto& rule : rules)
+      list += (list.empty() ? "" : ",") +
+              ntp::JsonObject().add("rule", rule.rule).add("confidence", rule.confidence).add("text", rule.text).text();
+    std::cout << ntp::JsonObject().add_raw("rules", "[" + list + "]").text() << std::endl;
+    return 0;
+  }
   for (const auto& rule : rules) std::printf("%.3f  %s\n", rule.confidence, rule.text.c_str());
   if (rules.empty()) std::printf("no rule with confidence >= %g\n", r["min-confidence"].as<double>());
   return 0;
