@@ -187,9 +187,10 @@ PyReasoner run(const Call& call, const std::function<ntp::TrainingData()>& read,
     if (!lines.error) reasoner = ntp::Reasoner::load(s.run.model_path);
   }
   if (lines.error) {
-    if (!result->finished && call.model)
-      out << "stopped after epoch " << result->epochs_done << "; checkpoint written to " << result->checkpoint
-          << " (resume with resume=True)\n";
+    if (!result->finished && call.model && !call.quiet)
+      py::print("stopped after epoch " + std::to_string(result->epochs_done) + "; checkpoint written to " +
+                    result->checkpoint + " (resume=True continues it)",
+                py::arg("file") = py::module_::import("sys").attr("stderr"));
     throw std::move(*lines.error);
   }
   return PyReasoner{*reasoner, result};

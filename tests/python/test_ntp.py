@@ -13,6 +13,7 @@ NTP_WORK names a folder for the models (default: a temporary one).
 """
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -227,6 +228,15 @@ class Training(unittest.TestCase):
 
         with self.assertRaises(KeyError):
             ntp.train(family("train.nl"), family("family.nlt"), model=model, dim=4, epochs=3, progress=stop)
+        self.assertTrue(os.path.exists(model + ".ckpt"))
+
+    def test_an_interrupt_stops_the_run_with_its_checkpoint(self):
+        model = os.path.join(Work.folder, "interrupted.ntp")
+        timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+        timer.start()
+        with self.assertRaises(KeyboardInterrupt):
+            ntp.train(family("train.nl"), family("family.nlt"), model=model, dim=10, epochs=10000, quiet=True)
+        timer.join()
         self.assertTrue(os.path.exists(model + ".ckpt"))
 
     def test_bad_options_raise(self):
