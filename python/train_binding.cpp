@@ -224,15 +224,24 @@ py::dict option_list() {
   return d;
 }
 
-const char* const kTrainDoc =
-    "Trains a model on facts and rule templates and returns it as a Reasoner.\n\n"
-    "The keyword options are `ntp train`'s (dim, depth, k, k_rules, index, complex, combine, attention, seed,\n"
-    "epochs, batch, lr, l2, clip, optimizer, negatives, mask, explore, refresh, recall_every, eval_every, keep,\n"
-    "resume, log, profile), with their defaults and meanings: see ntp.train_options(). The model is written to\n"
-    "`model` (with its checkpoint model + '.ckpt'), or to a temporary file removed afterwards when model is None.\n"
-    "threads: OpenMP threads (0 = all cores). Progress lines go to sys.stderr, to `progress` (a callable taking\n"
-    "each line) or nowhere (quiet=True). An interrupt or an exception in `progress` stops the run after its\n"
-    "step with a checkpoint written (resume=True continues it) and is raised.";
+// train()'s docstring: what it does, then every option with its default and
+// help, from the table.
+std::string train_doc() {
+  std::string doc =
+      "Trains a model on facts and rule templates and returns it as a Reasoner.\n\n"
+      "The model is written to `model` (with its checkpoint model + '.ckpt'), or to a temporary file removed\n"
+      "afterwards when model is None. threads: OpenMP threads (0 = all cores). Progress lines go to sys.stderr,\n"
+      "to `progress` (a callable taking each line) or nowhere (quiet=True). An interrupt or an exception in\n"
+      "`progress` stops the run after its step with a checkpoint written (resume=True continues it) and is\n"
+      "raised.\n\nKeyword options, as `ntp train`'s with '_' for '-':\n";
+  const ntp::TrainSettings defaults;
+  for (const ntp::TrainOption& o : ntp::train_option_table()) {
+    const std::string value = o.get(defaults);
+    doc += "  " + ntp::spell_option(o.name, ntp::OptionSpelling::Keyword) + (value.empty() ? "" : " = " + value) +
+           ": " + o.help + "\n";
+  }
+  return doc;
+}
 
 }  // namespace
 
@@ -248,9 +257,10 @@ void bind_training(py::module_& m) {
         return "RunResult(epochs_done=" + std::to_string(r.epochs_done) + (r.metric.empty() ? "" : ", best dev " +
                r.metric + " " + ntp::format_number(r.best_dev) + " after epoch " + std::to_string(r.best_epoch)) + ")";
       });
+  static const std::string doc = train_doc();
   m.def("train", &train_files, py::arg("train"), py::arg("templates") = py::none(), py::arg("dev") = py::none(),
         py::arg("test") = py::none(), py::arg("model") = py::none(), py::kw_only(), py::arg("threads") = 0,
-        py::arg("quiet") = false, py::arg("progress") = py::none(), kTrainDoc);
+        py::arg("quiet") = false, py::arg("progress") = py::none(), doc.c_str());
   m.def("train_from_text", &train_text, py::arg("facts"), py::arg("templates") = "", py::arg("model") = py::none(),
         py::kw_only(), py::arg("threads") = 0, py::arg("quiet") = false, py::arg("progress") = py::none(),
         "As train(), from facts and templates in the .nl and .nlt formats given as strings.");
