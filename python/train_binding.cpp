@@ -159,8 +159,9 @@ class ThreadCount {
   int before_;
 };
 
+// How train() or train_from_text() was called, besides the data and the options.
 struct Call {
-  const char* function;
+  const char* function;  // its name, for messages
   std::optional<std::string> model;
   int threads;
   bool quiet;
