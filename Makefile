@@ -3,8 +3,10 @@
 BUILD   ?= build
 JOBS    ?= $(shell nproc)
 CMAKE_FLAGS ?=
+# The interpreter the Python module is built for: Debian's, as on a fresh machine and in CI.
+PYTHON  ?= /usr/bin/python3
 
-.PHONY: all deps configure build demo test test-sanitize test-tsan test-clang fuzz bench static reproduce clean
+.PHONY: all deps configure build demo test python test-python test-sanitize test-tsan test-clang fuzz bench static reproduce clean
 
 all: build
 
@@ -23,6 +25,19 @@ demo: build
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure
+
+# The Python module `ntp` (python/), built in the same folder with
+# -DNTP_PYTHON=ON, which the folder then keeps (so `make test` runs its test
+# too): $(BUILD)/python/ntp.cpython-*.so, imported with PYTHONPATH=$(BUILD)/python.
+python:
+	@tools/install-deps.sh --python
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DNTP_PYTHON=ON -DPython3_EXECUTABLE=$(PYTHON) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS) --target ntp ntp_python
+	@echo "Python module built in $(BUILD)/python/: PYTHONPATH=$(BUILD)/python $(PYTHON) -c 'import ntp'"
+
+# The module's test (tests/python/): the CLI and the module on the family KB.
+test-python: python
+	@cd $(BUILD) && ctest --output-on-failure -R '^python$$'
 
 # The whole test suite under AddressSanitizer and UBSan, in its own build
 # folder. -O1 -g without NDEBUG: Eigen's bounds checks stay on, and the suite

@@ -11,6 +11,7 @@
 //   ntp::RunOptions run;
 //   run.model_path = "out.ntp";  // also: a dev metric, the model kept, resumption, a log, a stop flag
 //   ntp::train(data, ntp::ModelOptions{}, ntp::TrainOptions{}, run, &std::cerr);
+//   // the same settings by name, as `ntp train` takes them: train/option_table.h
 //
 // Every error is an exception derived from std::exception whose what() says
 // what was wrong and where: ntp::ParseError (file, line, column) for text
@@ -30,6 +31,7 @@
 #include "ntp/model/config.h"
 #include "ntp/model/induced_rule.h"
 #include "ntp/prover/explanation.h"
+#include "ntp/train/option_table.h"
 #include "ntp/train/options.h"
 #include "ntp/train/train.h"
 #include "ntp/train/training_data.h"

@@ -25,16 +25,16 @@ std::string bindings_json(const std::vector<Binding>& bindings) {
 std::string step_json(const Step& st) {
   std::string s = "{\"depth\":" + std::to_string(st.depth) + ",\"goal\":" + json_string(st.goal) + ",\"by\":\"" +
                   (st.by_rule ? "rule" : "fact") + "\",\"id\":" + std::to_string(st.id) + ",\"used\":" + json_string(st.used);
-  if (st.by_rule) s += ",\"reading\":" + json_string(st.reading) + ",\"confidence\":" + format_number(st.confidence);
+  if (st.by_rule) s += ",\"reading\":" + json_string(st.reading) + ",\"confidence\":" + format_exact(st.confidence);
   s += ",\"substitution\":" + bindings_json(st.substitution) + ",\"matches\":[";
   for (std::size_t i = 0; i < st.matches.size(); ++i)
     s += std::string(i ? "," : "") + "{\"goal\":" + json_string(st.matches[i].goal_symbol) + ",\"matched\":" +
-         json_string(st.matches[i].matched_symbol) + ",\"score\":" + format_number(st.matches[i].score) + "}";
-  return s + "],\"score\":" + format_number(st.score) + "}";
+         json_string(st.matches[i].matched_symbol) + ",\"score\":" + format_exact(st.matches[i].score) + "}";
+  return s + "],\"score\":" + format_exact(st.score) + "}";
 }
 
 std::string proof_json(const Proof& p) {
-  std::string s = "{\"score\":" + format_number(p.score) + ",\"steps\":[";
+  std::string s = "{\"score\":" + format_exact(p.score) + ",\"steps\":[";
   for (std::size_t i = 0; i < p.steps.size(); ++i) s += (i ? "," : "") + step_json(p.steps[i]);
   return s + "]}";
 }
@@ -64,9 +64,9 @@ std::string dot_label(const Step& st) {
 }  // namespace
 
 std::string to_json(const Explanation& e) {
-  std::string s = "{\"atom\":" + json_string(e.atom) + ",\"score\":" + format_number(e.score) + ",\"proof_score\":" +
-                  format_number(e.proof_score);
-  if (e.complex_score >= 0) s += ",\"complex_score\":" + format_number(e.complex_score);
+  std::string s = "{\"atom\":" + json_string(e.atom) + ",\"score\":" + format_exact(e.score) + ",\"proof_score\":" +
+                  format_exact(e.proof_score);
+  if (e.complex_score >= 0) s += ",\"complex_score\":" + format_exact(e.complex_score);
   s += ",\"proofs_searched\":" + std::to_string(e.proofs_searched) + ",\"proofs\":[";
   for (std::size_t i = 0; i < e.proofs.size(); ++i) s += (i ? "," : "") + proof_json(e.proofs[i]);
   return s + "]}";
@@ -76,7 +76,7 @@ std::string to_json(const std::string& query, const std::vector<Answer>& answers
   std::string s = "{\"query\":" + json_string(query) + ",\"answers\":[";
   for (std::size_t i = 0; i < answers.size(); ++i) {
     const Answer& a = answers[i];
-    s += std::string(i ? "," : "") + "{\"atom\":" + json_string(a.atom) + ",\"score\":" + format_number(a.score) +
+    s += std::string(i ? "," : "") + "{\"atom\":" + json_string(a.atom) + ",\"score\":" + format_exact(a.score) +
          ",\"known\":" + (a.known ? "true" : "false") + ",\"bindings\":" + bindings_json(a.bindings) +
          ",\"proof\":" + proof_json(a.best_proof) + "}";
   }

@@ -6,7 +6,7 @@
    include its own room and any room below it, never one above.
 2. The public header, ntp/ntp.h, pulls in no tape and no fact index, however
    deep its includes go, and CMake installs exactly the headers it pulls in.
-3. No function in ntp/ or tools/cli/ is longer than 60 lines, so that each
+3. No function in ntp/, tools/cli/ or python/ is longer than 60 lines, so that each
    can be read whole.
 
 usage: tools/check_layout.py [SOURCE_DIR]     (exits 1 and names each breach)
@@ -143,7 +143,7 @@ def function_lengths(path):
 
 def check_function_lengths(root):
     breaches = []
-    for top in ("ntp", "tools/cli"):
+    for top in ("ntp", "tools/cli", "python"):
         for path in sources(root, top):
             for lines, first, name in function_lengths(os.path.join(root, path)):
                 if lines > MAX_FUNCTION_LINES:

@@ -1,6 +1,7 @@
 // ntp/kb/text.cpp: atoms, rules, numbers and JSON as text (see text.h).
 #include "ntp/kb/text.h"
 
+#include <charconv>
 #include <cstdio>
 
 namespace ntp {
@@ -22,6 +23,12 @@ std::string format_number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
+}
+
+std::string format_exact(double v) {
+  char buf[32];
+  const std::to_chars_result end = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, end.ptr);
 }
 
 std::string format_fixed(double v, int decimals) {
@@ -51,7 +58,7 @@ JsonObject& JsonObject::add_raw(const std::string& name, const std::string& json
   members_ += (members_.empty() ? "" : ",") + json_string(name) + ":" + json;
   return *this;
 }
-JsonObject& JsonObject::add(const std::string& name, double value) { return add_raw(name, format_number(value)); }
+JsonObject& JsonObject::add(const std::string& name, double value) { return add_raw(name, format_exact(value)); }
 JsonObject& JsonObject::add(const std::string& name, int value) { return add_raw(name, std::to_string(value)); }
 JsonObject& JsonObject::add(const std::string& name, const std::string& value) { return add_raw(name, json_string(value)); }
 JsonObject& JsonObject::add(const std::string& name, const JsonObject& value) { return add_raw(name, value.text()); }

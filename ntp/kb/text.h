@@ -16,9 +16,13 @@ std::string atom_text(const std::string& predicate, std::size_t arity,
 // "head :- body1, body2", from atoms already written.
 std::string rule_text(const std::string& head, const std::vector<std::string>& body);
 
-// A number with up to six significant digits (printf's %.6g): JSON fields,
-// logs and option defaults.
+// A number with up to six significant digits (printf's %.6g): text for
+// reading and option defaults.
 std::string format_number(double v);
+// The shortest text that reads back as the same double (std::to_chars):
+// numbers in JSON, so that a program reading them gets the model's own
+// values ("0.1", "0.30000000000000004"). Infinities and NaN as "inf", "nan".
+std::string format_exact(double v);
 // A number with a fixed count of decimals (%.3f, ...): scores for reading.
 std::string format_fixed(double v, int decimals);
 
@@ -29,7 +33,7 @@ std::string json_string(const std::string& text);
 //   JsonObject o; o.add("mrr", 0.5).add("count", 12); o.text() == {"mrr":0.5,"count":12}
 class JsonObject {
  public:
-  JsonObject& add(const std::string& name, double value);  // format_number
+  JsonObject& add(const std::string& name, double value);  // format_exact
   JsonObject& add(const std::string& name, int value);
   JsonObject& add(const std::string& name, const std::string& value);  // a JSON string
   JsonObject& add(const std::string& name, const JsonObject& value);

@@ -79,6 +79,14 @@ TEST_CASE("train, eval, rules and prove on the bundled family KB") {
   REQUIRE(rules.status == 0);
   CHECK(std::count(rules.out.begin(), rules.out.end(), '\n') == 12);  // 3 templates x 4 copies
   CHECK(rules.out.find(":-") != std::string::npos);
+  // --json: the same rules as one object, each confidence exact (3 decimals above).
+  const Run rules_json = ntp("rules --model " + model + " --min-confidence 0 --json");
+  REQUIRE(rules_json.status == 0);
+  CHECK(rules_json.out.rfind("{\"rules\":[{\"rule\":", 0) == 0);
+  CHECK(std::count(rules_json.out.begin(), rules_json.out.end(), '\n') == 1);
+  char first[32];
+  std::snprintf(first, sizeof first, "%.3f  ", json_value(rules_json.out, "confidence"));
+  CHECK(rules.out.rfind(first, 0) == 0);
 
   const Run prove = ntp("prove --model " + model + " \"grandfatherOf(m15, m24)\" --top 2");
   REQUIRE_MESSAGE(prove.status == 0, prove.err);
@@ -167,6 +175,9 @@ TEST_CASE("bad input is refused with the file, the line and what was wrong") {
   const Run bad_mask = ntp("train --train " + kFamily + "/train.nl --model " + kWork + "/never.ntp --mask inverse");
   CHECK(bad_mask.status == 2);
   CHECK(bad_mask.err.find("--mask is fact or pair, got 'inverse'") != std::string::npos);
+  const Run bad_dim = ntp("train --train " + kFamily + "/train.nl --model " + kWork + "/never.ntp --dim 1.5");
+  CHECK(bad_dim.status == 2);
+  CHECK(bad_dim.err.find("--dim is an integer, got '1.5'") != std::string::npos);
   CHECK(!std::ifstream(kWork + "/never.ntp").good());
 
   const Run unwritable = ntp("train --train " + kFamily + "/train.nl --model " + kWork + "/no/such/dir/m.ntp");

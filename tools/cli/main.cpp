@@ -122,13 +122,10 @@ std::string shell_quote(const std::string& arg) {
   return s + "'";
 }
 
-// A default as cxxopts wants it: text.
-std::string text(double v) { return ntp::format_number(v); }
-std::string text(bool v) { return v ? "true" : "false"; }
-
-// `ntp train`'s options, in groups. The defaults are the library's
-// (ModelOptions and TrainOptions, ntp/train/options.h): one recipe, chosen on
-// the dev splits of every benchmark.
+// `ntp train`'s options, in groups: the files, the settings of the run, the
+// process. The settings' defaults are the library's (ModelOptions and
+// TrainOptions, ntp/train/options.h): one recipe, chosen on the dev splits of
+// every benchmark.
 void add_train_file_options(cxxopts::Options& o) {
   o.add_options()
     ("train", "training facts (.nl or .tsv)", cxxopts::value<std::string>())
@@ -138,127 +135,53 @@ void add_train_file_options(cxxopts::Options& o) {
     ("model", "where to write the model", cxxopts::value<std::string>());
 }
 
-void add_model_options(cxxopts::Options& o) {
-  const ntp::ModelOptions defaults;
-  o.add_options()
-    ("dim", "embedding dimension", cxxopts::value<int>()->default_value(std::to_string(defaults.dim)))
-    ("depth", "maximum rule applications per proof", cxxopts::value<int>()->default_value(std::to_string(defaults.prover.depth)))
-    ("k", "facts kept per or-step (0 = all: exhaustive NTP)", cxxopts::value<int>()->default_value(std::to_string(defaults.prover.k_facts)))
-    ("k-rules", "rules kept per or-step (0 = all)", cxxopts::value<int>()->default_value(std::to_string(defaults.prover.k_rules)))
-    ("index", "fact index: auto, table, brute, kdtree, hnsw (auto: table when the constants fit a C x C table, "
-     "else hnsw)", cxxopts::value<std::string>()->default_value(defaults.prover.index))
-    ("complex", "NTPλ: train ComplEx jointly on the same embeddings and join the two scores (see --combine); "
-     "--complex=false trains the plain prover", cxxopts::value<bool>()->default_value(text(defaults.prover.complex))->implicit_value("true"))
-    ("combine", "NTPλ's score: max or mean of the proof and ComplEx scores, or proof (the proof score alone: "
-     "ComplEx only shapes the embeddings in training)",
-     cxxopts::value<std::string>()->default_value(ntp::combine_name(defaults.prover.combine)))
-    ("attention", "rule slots are softmax mixes of the KB's predicates (GNTP's attention), so rules cannot drift "
-     "away from real relations; `ntp rules` reads them off the attention")
-    ("seed", "random seed", cxxopts::value<unsigned long long>()->default_value(std::to_string(defaults.seed)));
+// `ntp train`'s settings, from the library's table (ntp/train/option_table.h)
+// with its defaults: a switch is turned off as `--complex=false`, a flag is given bare.
+void add_setting_options(cxxopts::Options& o) {
+  const ntp::TrainSettings defaults;
+  auto add = o.add_options();
+  for (const ntp::TrainOption& s : ntp::train_option_table()) {
+    const std::string value = s.get(defaults);
+    if (s.kind == ntp::OptionKind::Flag)
+      add(s.name, s.help);
+    else if (s.kind == ntp::OptionKind::Switch)
+      add(s.name, s.help, cxxopts::value<bool>()->default_value(value)->implicit_value("true"));
+    else if (value.empty())
+      add(s.name, s.help, cxxopts::value<std::string>());
+    else
+      add(s.name, s.help, cxxopts::value<std::string>()->default_value(value));
+  }
 }
 
-void add_learning_options(cxxopts::Options& o) {
-  const ntp::TrainOptions defaults;
+void add_process_options(cxxopts::Options& o) {
   o.add_options()
-    ("epochs", "passes over the training facts", cxxopts::value<int>()->default_value(std::to_string(defaults.epochs)))
-    ("batch", "positive facts per step", cxxopts::value<int>()->default_value(std::to_string(defaults.batch)))
-    ("lr", "learning rate", cxxopts::value<double>()->default_value(text(defaults.learning_rate)))
-    ("l2", "L2 regularisation (each step, on the embeddings it touched)", cxxopts::value<double>()->default_value(text(defaults.l2)))
-    ("clip", "element-wise gradient clip (0 = off)", cxxopts::value<double>()->default_value(text(defaults.clip)))
-    ("optimizer", "adam, adagrad or sgd", cxxopts::value<std::string>()->default_value(defaults.optimizer))
-    ("negatives", "corruptions per positive", cxxopts::value<int>()->default_value(std::to_string(defaults.negatives)))
-    ("mask", "what a training fact's proofs may not use: fact (itself) or pair (every fact between "
-             "its constants, e.g. its inverse; for KBs stored with inverses, such as WN11)",
-     cxxopts::value<std::string>()->default_value(ntp::training_mask_name(defaults.mask)))
-    ("explore", "exploration: score a goal in training by a soft max over its proof paths at this temperature, "
-     "annealed to the hard max by the middle epoch, so that rules not yet winning get gradient (0 = off)",
-     cxxopts::value<double>()->default_value(text(defaults.explore)))
-    ("refresh", "steps between fact-index updates with the moved embeddings (0 = every step)",
-     cxxopts::value<int>()->default_value(std::to_string(defaults.index.update_every)))
-    ("recall-every", "steps between measurements of an approximate index's recall@1 against exact search "
-     "(0 = never)", cxxopts::value<int>()->default_value(std::to_string(defaults.recall_every)));
-}
-
-void add_run_options(cxxopts::Options& o) {
-  const ntp::RunOptions defaults;
-  o.add_options()
-    ("eval-every", "measure the dev metric after every N-th epoch (0 = never; needs --dev): filtered MRR, or "
-     "accuracy for a labelled dev file", cxxopts::value<int>()->default_value(std::to_string(defaults.eval_every)))
-    ("keep", "which model --model gets when the dev metric is measured: best (the default: the measurement is "
-     "there to choose with, and an overfitting run then does not end on a worse model) or last",
-     cxxopts::value<std::string>()->default_value(ntp::keep_name(defaults.keep)))
-    ("resume", "continue from the checkpoint MODEL.ckpt (written after every epoch and on Ctrl-C) with the same "
-     "options; --epochs may grow")
-    ("log", "write one JSON object per epoch to this file (loss, seconds, dev metric, recall; appended to on "
-     "--resume)",
-     cxxopts::value<std::string>())
-    ("profile", "print where each epoch's time goes (proof search, retrieval, index maintenance, forward, "
-     "backward, optimiser)")
     ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
     ("quiet", "no progress output");
 }
 
-// --dim, --depth, ... as ModelOptions; names that are not values are bad usage.
-ntp::ModelOptions train_model_options(const cxxopts::ParseResult& r) {
-  ntp::ModelOptions m;
-  m.dim = r["dim"].as<int>();
-  m.seed = r["seed"].as<unsigned long long>();
-  m.prover.depth = r["depth"].as<int>();
-  m.prover.k_facts = r["k"].as<int>();
-  m.prover.k_rules = r["k-rules"].as<int>();
-  m.prover.index = r["index"].as<std::string>();
-  m.prover.complex = r["complex"].as<bool>();
-  const std::string combine = r["combine"].as<std::string>();
-  if (!ntp::combine_from_name(combine, &m.prover.combine))
-    throw UsageError("--combine is max, mean or proof, got '" + combine + "'");
-  if (r.count("combine") && !m.prover.complex) throw UsageError("--combine needs --complex (it joins NTP and ComplEx)");
-  m.attention = r.count("attention") > 0;
-  return m;
-}
-
-ntp::TrainOptions train_learning_options(const cxxopts::ParseResult& r) {
-  ntp::TrainOptions t;
-  t.epochs = r["epochs"].as<int>();
-  t.batch = r["batch"].as<int>();
-  t.negatives = r["negatives"].as<int>();
-  if (!ntp::training_mask_from_name(r["mask"].as<std::string>(), &t.mask))
-    throw UsageError("--mask is fact or pair, got '" + r["mask"].as<std::string>() + "'");
-  t.learning_rate = r["lr"].as<double>();
-  t.l2 = r["l2"].as<double>();
-  t.clip = r["clip"].as<double>();
-  t.optimizer = r["optimizer"].as<std::string>();
-  t.explore = r["explore"].as<double>();
-  t.seed = r["seed"].as<unsigned long long>();
-  t.index.update_every = r["refresh"].as<int>();
-  t.recall_every = r["recall-every"].as<int>();
-  t.profile = r.count("profile") > 0;
-  t.progress_inline = isatty(STDERR_FILENO) != 0;
-  return t;
-}
-
-ntp::RunOptions train_run_options(const cxxopts::ParseResult& r) {
-  ntp::RunOptions run;
-  if (!ntp::keep_from_name(r["keep"].as<std::string>(), &run.keep))
-    throw UsageError("--keep is best or last, got '" + r["keep"].as<std::string>() + "'");
-  run.eval_every = r["eval-every"].as<int>();
-  if (run.eval_every > 0 && !r.count("dev")) throw UsageError("--eval-every needs --dev (the facts to measure on)");
-  run.model_path = get<std::string>(r, "model");
-  run.resume = r.count("resume") > 0;
-  run.stop = &stop_requested;
-  if (r.count("log")) run.log_path = r["log"].as<std::string>();
-  return run;
-}
-
-// The library's checks of the values (ranges, the fact index kind, an even
-// dimension for ComplEx), reported as bad usage before any data is read.
-void check_train_options(const ntp::ModelOptions& m, const ntp::TrainOptions& t, const ntp::RunOptions& run) {
-  try {
-    ntp::check_options(m);
-    ntp::check_options(t);
-    ntp::check_options(run);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
+// The settings given on the command line, checked by the library (ranges,
+// names, the fact index kind, an even dimension for ComplEx, options that need
+// others), reported as bad usage before any data is read.
+ntp::TrainSettings train_settings(const cxxopts::ParseResult& r) {
+  ntp::TrainSettings s;
+  s.run.model_path = get<std::string>(r, "model");
+  std::vector<ntp::OptionText> given;
+  for (const ntp::TrainOption& option : ntp::train_option_table()) {
+    if (!r.count(option.name)) continue;
+    if (option.kind == ntp::OptionKind::Flag)
+      given.push_back({option.name, "true"});
+    else if (option.kind == ntp::OptionKind::Switch)
+      given.push_back({option.name, r[option.name].as<bool>() ? "true" : "false"});
+    else
+      given.push_back({option.name, r[option.name].as<std::string>()});
   }
+  as_usage_error([&] {
+    ntp::apply_train_options(s, given, r.count("dev") > 0, ntp::OptionSpelling::CommandLine);
+    return 0;
+  });
+  s.train.progress_inline = isatty(STDERR_FILENO) != 0;
+  s.run.stop = &stop_requested;
+  return s;
 }
 
 ntp::TrainingData read_train_files(const cxxopts::ParseResult& r) {
@@ -311,20 +234,16 @@ int report_training(const ntp::RunResult& result, const ntp::RunOptions& run, in
 int cmd_train(int argc, char** argv) {
   cxxopts::Options o("ntp train", "Train a neural theorem prover on facts and rule templates.");
   add_train_file_options(o);
-  add_model_options(o);
-  add_learning_options(o);
-  add_run_options(o);
+  add_setting_options(o);
+  add_process_options(o);
   const auto r = parse(o, argc, argv);
   check_non_negative(r, {"threads"});
-  const ntp::ModelOptions m = train_model_options(r);
-  const ntp::TrainOptions t = train_learning_options(r);
-  const ntp::RunOptions run = train_run_options(r);
-  check_train_options(m, t, run);
+  const ntp::TrainSettings s = train_settings(r);
   set_threads(r);
   const ntp::TrainingData data = read_train_files(r);
-  print_training_summary(data.kb, m, t);
-  const ntp::RunResult result = train_until_done_or_stopped(data, m, t, run, r.count("quiet") > 0);
-  return report_training(result, run, argc, argv);
+  print_training_summary(data.kb, s.model, s.train);
+  const ntp::RunResult result = train_until_done_or_stopped(data, s.model, s.train, s.run, r.count("quiet") > 0);
+  return report_training(result, s.run, argc, argv);
 }
 
 // The options of the search settings a command may override.
@@ -474,9 +393,18 @@ int cmd_rules(int argc, char** argv) {
   cxxopts::Options o("ntp rules", "List induced rules, highest confidence first.");
   o.add_options()
     ("model", "model file", cxxopts::value<std::string>())
-    ("min-confidence", "smallest confidence shown", cxxopts::value<double>()->default_value("0.5"));
+    ("min-confidence", "smallest confidence shown", cxxopts::value<double>()->default_value("0.5"))
+    ("json", "print the rules as one JSON object: {\"rules\":[{\"rule\":…,\"confidence\":…,\"text\":…},…]}");
   const auto r = parse(o, argc, argv);
   const auto rules = ntp::Reasoner::load(get<std::string>(r, "model")).rules(r["min-confidence"].as<double>());
+  if (r.count("json")) {
+    std::string list;
+    for (const auto& rule : rules)
+      list += (list.empty() ? "" : ",") +
+              ntp::JsonObject().add("rule", rule.rule).add("confidence", rule.confidence).add("text", rule.text).text();
+    std::cout << ntp::JsonObject().add_raw("rules", "[" + list + "]").text() << std::endl;
+    return 0;
+  }
   for (const auto& rule : rules) std::printf("%.3f  %s\n", rule.confidence, rule.text.c_str());
   if (rules.empty()) std::printf("no rule with confidence >= %g\n", r["min-confidence"].as<double>());
   return 0;

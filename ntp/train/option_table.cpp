@@ -1,0 +1,225 @@
+// ntp/train/option_table.cpp: the training settings by name (see
+// option_table.h): the table, the text readers of each kind of value, and the
+// checks of the settings together.
+#include "ntp/train/option_table.h"
+
+#include "ntp/kb/text.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace ntp {
+
+namespace {
+
+// A value's text must not start with a blank (strto* would skip it) and must be read whole.
+bool read_whole(const std::string& value, const char* end) {
+  return !value.empty() && !std::isspace(static_cast<unsigned char>(value[0])) && *end == '\0' && errno == 0;
+}
+
+int read_int(const std::string& value) {
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(value.c_str(), &end, 10);
+  if (!read_whole(value, end) || v < INT_MIN || v > INT_MAX)
+    throw std::invalid_argument("is an integer, got '" + value + "'");
+  return static_cast<int>(v);
+}
+
+std::uint64_t read_seed(const std::string& value) {
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(value.c_str(), &end, 10);
+  if (!read_whole(value, end) || value[0] == '-')
+    throw std::invalid_argument("is an integer in 0..2^64-1, got '" + value + "'");
+  return v;
+}
+
+double read_number(const std::string& value) {
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(value.c_str(), &end);
+  if (!read_whole(value, end)) throw std::invalid_argument("is a number, got '" + value + "'");
+  return v;
+}
+
+bool read_bool(const std::string& value) {
+  if (value != "true" && value != "false") throw std::invalid_argument("is true or false, got '" + value + "'");
+  return value == "true";
+}
+
+std::string text(int v) { return std::to_string(v); }
+std::string text(double v) { return format_number(v); }
+std::string text(bool v) { return v ? "true" : "false"; }
+
+// The model a run trains (ModelOptions).
+void add_model_settings(std::vector<TrainOption>& t) {
+  using S = TrainSettings;
+  using V = const std::string&;
+  t.push_back({"dim", OptionKind::Integer, "embedding dimension",
+               [](const S& s) { return text(s.model.dim); }, [](S& s, V v) { s.model.dim = read_int(v); }});
+  t.push_back({"depth", OptionKind::Integer, "maximum rule applications per proof",
+               [](const S& s) { return text(s.model.prover.depth); },
+               [](S& s, V v) { s.model.prover.depth = read_int(v); }});
+  t.push_back({"k", OptionKind::Integer, "facts kept per or-step (0 = all: exhaustive NTP)",
+               [](const S& s) { return text(s.model.prover.k_facts); },
+               [](S& s, V v) { s.model.prover.k_facts = read_int(v); }});
+  t.push_back({"k-rules", OptionKind::Integer, "rules kept per or-step (0 = all)",
+               [](const S& s) { return text(s.model.prover.k_rules); },
+               [](S& s, V v) { s.model.prover.k_rules = read_int(v); }});
+  t.push_back({"index", OptionKind::Name,
+               "fact index: auto, table, brute, kdtree, hnsw (auto: table when the constants fit a C x C table, "
+               "else hnsw)",
+               [](const S& s) { return s.model.prover.index; }, [](S& s, V v) { s.model.prover.index = v; }});
+  t.push_back({"complex", OptionKind::Switch,
+               "NTPλ: train ComplEx jointly on the same embeddings and join the two scores (see --combine); "
+               "--complex=false trains the plain prover",
+               [](const S& s) { return text(s.model.prover.complex); },
+               [](S& s, V v) { s.model.prover.complex = read_bool(v); }});
+  t.push_back({"combine", OptionKind::Name,
+               "NTPλ's score: max or mean of the proof and ComplEx scores, or proof (the proof score alone: "
+               "ComplEx only shapes the embeddings in training)",
+               [](const S& s) { return std::string(combine_name(s.model.prover.combine)); },
+               [](S& s, V v) {
+                 if (!combine_from_name(v, &s.model.prover.combine))
+                   throw std::invalid_argument("is max, mean or proof, got '" + v + "'");
+               }});
+  t.push_back({"attention", OptionKind::Flag,
+               "rule slots are softmax mixes of the KB's predicates (GNTP's attention), so rules cannot drift "
+               "away from real relations; `ntp rules` reads them off the attention",
+               [](const S& s) { return text(s.model.attention); }, [](S& s, V v) { s.model.attention = read_bool(v); }});
+  t.push_back({"seed", OptionKind::Integer, "random seed", [](const S& s) { return std::to_string(s.model.seed); },
+               [](S& s, V v) { s.model.seed = s.train.seed = read_seed(v); }});
+}
+
+// How the model learns (TrainOptions).
+void add_learning_settings(std::vector<TrainOption>& t) {
+  using S = TrainSettings;
+  using V = const std::string&;
+  t.push_back({"epochs", OptionKind::Integer, "passes over the training facts",
+               [](const S& s) { return text(s.train.epochs); }, [](S& s, V v) { s.train.epochs = read_int(v); }});
+  t.push_back({"batch", OptionKind::Integer, "positive facts per step", [](const S& s) { return text(s.train.batch); },
+               [](S& s, V v) { s.train.batch = read_int(v); }});
+  t.push_back({"lr", OptionKind::Number, "learning rate", [](const S& s) { return text(s.train.learning_rate); },
+               [](S& s, V v) { s.train.learning_rate = read_number(v); }});
+  t.push_back({"l2", OptionKind::Number, "L2 regularisation (each step, on the embeddings it touched)",
+               [](const S& s) { return text(s.train.l2); }, [](S& s, V v) { s.train.l2 = read_number(v); }});
+  t.push_back({"clip", OptionKind::Number, "element-wise gradient clip (0 = off)",
+               [](const S& s) { return text(s.train.clip); }, [](S& s, V v) { s.train.clip = read_number(v); }});
+  t.push_back({"optimizer", OptionKind::Name, "adam, adagrad or sgd", [](const S& s) { return s.train.optimizer; },
+               [](S& s, V v) { s.train.optimizer = v; }});
+  t.push_back({"negatives", OptionKind::Integer, "corruptions per positive",
+               [](const S& s) { return text(s.train.negatives); }, [](S& s, V v) { s.train.negatives = read_int(v); }});
+  t.push_back({"mask", OptionKind::Name,
+               "what a training fact's proofs may not use: fact (itself) or pair (every fact between "
+               "its constants, e.g. its inverse; for KBs stored with inverses, such as WN11)",
+               [](const S& s) { return std::string(training_mask_name(s.train.mask)); },
+               [](S& s, V v) {
+                 if (!training_mask_from_name(v, &s.train.mask))
+                   throw std::invalid_argument("is fact or pair, got '" + v + "'");
+               }});
+  t.push_back({"explore", OptionKind::Number,
+               "exploration: score a goal in training by a soft max over its proof paths at this temperature, "
+               "annealed to the hard max by the middle epoch, so that rules not yet winning get gradient (0 = off)",
+               [](const S& s) { return text(s.train.explore); }, [](S& s, V v) { s.train.explore = read_number(v); }});
+  t.push_back({"refresh", OptionKind::Integer,
+               "steps between fact-index updates with the moved embeddings (0 = every step)",
+               [](const S& s) { return text(s.train.index.update_every); },
+               [](S& s, V v) { s.train.index.update_every = read_int(v); }});
+  t.push_back({"recall-every", OptionKind::Integer,
+               "steps between measurements of an approximate index's recall@1 against exact search (0 = never)",
+               [](const S& s) { return text(s.train.recall_every); },
+               [](S& s, V v) { s.train.recall_every = read_int(v); }});
+}
+
+// What a run keeps (RunOptions), and the profile of its steps.
+void add_run_settings(std::vector<TrainOption>& t) {
+  using S = TrainSettings;
+  using V = const std::string&;
+  t.push_back({"eval-every", OptionKind::Integer,
+               "measure the dev metric after every N-th epoch (0 = never; needs --dev): filtered MRR, or "
+               "accuracy for a labelled dev file",
+               [](const S& s) { return text(s.run.eval_every); }, [](S& s, V v) { s.run.eval_every = read_int(v); }});
+  t.push_back({"keep", OptionKind::Name,
+               "which model --model gets when the dev metric is measured: best (the default: the measurement is "
+               "there to choose with, and an overfitting run then does not end on a worse model) or last",
+               [](const S& s) { return std::string(keep_name(s.run.keep)); },
+               [](S& s, V v) {
+                 if (!keep_from_name(v, &s.run.keep)) throw std::invalid_argument("is best or last, got '" + v + "'");
+               }});
+  t.push_back({"resume", OptionKind::Flag,
+               "continue from the checkpoint MODEL.ckpt (written after every epoch and on Ctrl-C) with the same "
+               "options; --epochs may grow",
+               [](const S& s) { return text(s.run.resume); }, [](S& s, V v) { s.run.resume = read_bool(v); }});
+  t.push_back({"log", OptionKind::Name,
+               "write one JSON object per epoch to this file (loss, seconds, dev metric, recall; appended to on "
+               "--resume)",
+               [](const S& s) { return s.run.log_path; }, [](S& s, V v) { s.run.log_path = v; }});
+  t.push_back({"profile", OptionKind::Flag,
+               "print where each epoch's time goes (proof search, retrieval, index maintenance, forward, "
+               "backward, optimiser)",
+               [](const S& s) { return text(s.train.profile); }, [](S& s, V v) { s.train.profile = read_bool(v); }});
+}
+
+std::vector<TrainOption> make_table() {
+  std::vector<TrainOption> table;
+  add_model_settings(table);
+  add_learning_settings(table);
+  add_run_settings(table);
+  return table;
+}
+
+bool given(const std::vector<OptionText>& options, const std::string& name) {
+  return std::any_of(options.begin(), options.end(),
+                     [&](const OptionText& o) { return find_train_option(o.name) == find_train_option(name); });
+}
+
+}  // namespace
+
+const std::vector<TrainOption>& train_option_table() {
+  static const std::vector<TrainOption> table = make_table();
+  return table;
+}
+
+const TrainOption* find_train_option(const std::string& name) {
+  std::string key = name;
+  std::replace(key.begin(), key.end(), '_', '-');
+  for (const TrainOption& option : train_option_table())
+    if (key == option.name) return &option;
+  return nullptr;
+}
+
+std::string spell_option(const std::string& name, OptionSpelling spelling) {
+  std::string s = name;
+  if (spelling == OptionSpelling::CommandLine) return "--" + s;
+  std::replace(s.begin(), s.end(), '-', '_');
+  return s;
+}
+
+void apply_train_options(TrainSettings& settings, const std::vector<OptionText>& options, bool has_dev,
+                         OptionSpelling spelling) {
+  for (const OptionText& o : options) {
+    const TrainOption* option = find_train_option(o.name);
+    if (!option) throw std::invalid_argument("unknown training option " + spell_option(o.name, spelling));
+    try {
+      option->set(settings, o.value);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(spell_option(option->name, spelling) + " " + e.what());
+    }
+  }
+  if (given(options, "combine") && !settings.model.prover.complex)
+    throw std::invalid_argument(spell_option("combine", spelling) + " needs " + spell_option("complex", spelling) +
+                                " (it joins NTP and ComplEx)");
+  if (settings.run.eval_every > 0 && !has_dev)
+    throw std::invalid_argument(spell_option("eval-every", spelling) + " needs " + spell_option("dev", spelling) +
+                                " (the facts to measure on)");
+  check_options(settings.model);
+  check_options(settings.train);
+  check_options(settings.run);
+}
+
+}  // namespace ntp

@@ -1,0 +1,72 @@
+// ntp/train/option_table.h: the settings of a training run by name, one table
+// for every front end (`ntp train`, the Python module): each setting's name,
+// the kind of value it takes, its help text, its default, and how its value,
+// given as text, is checked and stored into ModelOptions, TrainOptions or
+// RunOptions. A front end lists what its user gave and calls
+// apply_train_options(); it registers its own options from the table.
+//
+// Left out, because they are not settings of the run: the files read (the
+// facts, templates, dev and test atoms), the model path, the thread count and
+// whether progress is shown.
+#pragma once
+
+#include "ntp/train/options.h"
+
+#include <string>
+#include <vector>
+
+namespace ntp {
+
+// Everything train() takes besides the data.
+struct TrainSettings {
+  ModelOptions model;
+  TrainOptions train;
+  RunOptions run;
+};
+
+// The value a setting takes, as text:
+//   Integer  "100" (the seed: up to 2^64 - 1)
+//   Number   "0.01", "1e-4"
+//   Name     "adam", "pair", a file name
+//   Switch   "true" or "false": a setting that is on by default (complex)
+//   Flag     "true" or "false": off unless given (a command line gives it bare)
+enum class OptionKind { Integer, Number, Name, Switch, Flag };
+
+struct TrainOption {
+  const char* name;  // words joined by '-': "k-rules", "recall-every"
+  OptionKind kind;
+  const char* help;
+  // The setting's value in `settings` as text (numbers with six significant
+  // digits): the default, from a default TrainSettings.
+  std::string (*get)(const TrainSettings& settings);
+  // Stores `value` into `settings`; throws std::invalid_argument saying what
+  // the value should be ("is fact or pair, got 'x'"), without the name.
+  void (*set)(TrainSettings& settings, const std::string& value);
+};
+
+// Every setting, in the order `ntp train --help` lists them (model, then
+// learning, then run settings).
+const std::vector<TrainOption>& train_option_table();
+// The setting called `name` ('_' read as '-'), or null.
+const TrainOption* find_train_option(const std::string& name);
+
+// How a front end writes a setting's name in messages.
+//   CommandLine  "--k-rules"
+//   Keyword      "k_rules" (a Python keyword argument)
+enum class OptionSpelling { CommandLine, Keyword };
+std::string spell_option(const std::string& name, OptionSpelling spelling);
+
+struct OptionText {
+  std::string name;   // as find_train_option takes it
+  std::string value;  // as TrainOption::set takes it
+};
+
+// Sets each given option in turn on `settings` (which holds the defaults and
+// what the front end set itself, such as the model path), then checks them
+// together: combine needs complex, eval-every needs dev atoms (`has_dev`),
+// and each struct's check_options(). Throws std::invalid_argument naming the
+// option as `spelling` writes it: an unknown name, a bad value, a bad pair.
+void apply_train_options(TrainSettings& settings, const std::vector<OptionText>& given, bool has_dev,
+                         OptionSpelling spelling);
+
+}  // namespace ntp

@@ -1,0 +1,82 @@
+// Tests of the training settings by name (ntp/train/option_table.h): what the
+// CLI and the Python module both read their options through.
+#include "ntp/train/option_table.h"
+
+#include <doctest/doctest.h>
+
+#include <set>
+#include <stdexcept>
+#include <string>
+
+namespace {
+
+std::string message_of(ntp::TrainSettings& s, const std::vector<ntp::OptionText>& given, bool has_dev,
+                       ntp::OptionSpelling spelling) {
+  try {
+    ntp::apply_train_options(s, given, has_dev, spelling);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("every setting reads back its own default") {
+  std::set<std::string> names;
+  for (const ntp::TrainOption& option : ntp::train_option_table()) {
+    CHECK(names.insert(option.name).second);
+    CHECK(std::string(option.help).size() > 5);
+    ntp::TrainSettings s;
+    const std::string value = option.get(s);
+    if (!value.empty()) option.set(s, value);
+    CHECK(option.get(s) == value);
+    CHECK(ntp::find_train_option(option.name) == &option);
+  }
+  CHECK(ntp::find_train_option("k_rules") == ntp::find_train_option("k-rules"));
+  CHECK(ntp::find_train_option("dimension") == nullptr);
+}
+
+TEST_CASE("given options land in their fields, and the seed in both") {
+  ntp::TrainSettings s;
+  s.run.model_path = "m.ntp";
+  ntp::apply_train_options(s,
+                           {{"dim", "12"}, {"k_rules", "3"}, {"complex", "false"}, {"lr", "0.25"}, {"mask", "pair"},
+                            {"seed", "18446744073709551615"}, {"keep", "last"}, {"attention", "true"}, {"log", "x.log"}},
+                           false, ntp::OptionSpelling::Keyword);
+  CHECK(s.model.dim == 12);
+  CHECK(s.model.prover.k_rules == 3);
+  CHECK(!s.model.prover.complex);
+  CHECK(s.train.learning_rate == 0.25);
+  CHECK(s.train.mask == ntp::TrainingMask::Pair);
+  CHECK(s.model.seed == 18446744073709551615ULL);
+  CHECK(s.train.seed == s.model.seed);
+  CHECK(s.run.keep == ntp::Keep::Last);
+  CHECK(s.model.attention);
+  CHECK(s.run.log_path == "x.log");
+}
+
+TEST_CASE("bad options are named as the front end spells them") {
+  ntp::TrainSettings s;
+  s.run.model_path = "m.ntp";
+  using ntp::OptionSpelling;
+  CHECK(message_of(s, {{"dim", "1.5"}}, false, OptionSpelling::CommandLine) == "--dim is an integer, got '1.5'");
+  CHECK(message_of(s, {{"recall-every", "x"}}, false, OptionSpelling::Keyword) == "recall_every is an integer, got 'x'");
+  CHECK(message_of(s, {{"seed", "-1"}}, false, OptionSpelling::Keyword).find("seed is an integer in 0..") == 0);
+  CHECK(message_of(s, {{"lr", " 1"}}, false, OptionSpelling::Keyword) == "lr is a number, got ' 1'");
+  CHECK(message_of(s, {{"combine", "median"}}, false, OptionSpelling::CommandLine) ==
+        "--combine is max, mean or proof, got 'median'");
+  CHECK(message_of(s, {{"frobnicate", "1"}}, false, OptionSpelling::Keyword) == "unknown training option frobnicate");
+  ntp::TrainSettings plain;
+  plain.run.model_path = "m.ntp";
+  CHECK(message_of(plain, {{"complex", "false"}, {"combine", "max"}}, false, OptionSpelling::Keyword) ==
+        "combine needs complex (it joins NTP and ComplEx)");
+  ntp::TrainSettings dev;
+  dev.run.model_path = "m.ntp";
+  CHECK(message_of(dev, {{"eval-every", "2"}}, false, OptionSpelling::CommandLine) ==
+        "--eval-every needs --dev (the facts to measure on)");
+  CHECK(message_of(dev, {{"eval-every", "2"}}, true, OptionSpelling::CommandLine).empty());
+  ntp::TrainSettings odd;
+  odd.run.model_path = "m.ntp";
+  CHECK(message_of(odd, {{"dim", "3"}}, false, OptionSpelling::Keyword).find("even for ComplEx") != std::string::npos);
+}
