@@ -15,7 +15,6 @@ namespace ntp {
 
 Reasoner::Reasoner(Model model, SearchOptions options) {
   if (options.k >= 0) model.prover.k_facts = options.k;
-  if (!options.index.empty()) check_fact_index_kind(options.index);
   auto state = std::make_shared<State>();
   state->readings = read_rules(model);
   state->model = std::move(model);
@@ -75,7 +74,9 @@ std::vector<double> Reasoner::score(const std::vector<std::string>& atoms) const
 }
 
 std::vector<RankKey> Reasoner::State::rank_keys(const std::vector<Atom>& atoms) const {
-  return ntp::rank_keys(model, *facts, atoms);
+  ScoreOptions searched;
+  searched.facts = facts;
+  return ntp::rank_keys(model, atoms, searched);
 }
 
 std::vector<double> Reasoner::score_ground_atoms(const std::vector<Atom>& atoms) const {
@@ -90,9 +91,7 @@ std::vector<InducedRule> Reasoner::rules(double min_confidence) const {
 }
 
 EvalReport Reasoner::evaluate(const EvalRequest& request) const {
-  EvalRequest q = request;
-  if (q.index.empty()) q.index = state_->options.index;
-  return ntp::evaluate(state_->model, q);
+  return ntp::evaluate(state_->model, request, request.index.empty() ? state_->facts : nullptr);
 }
 
 }  // namespace ntp

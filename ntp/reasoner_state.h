@@ -21,7 +21,7 @@ struct Reasoner::State {
   // Built once, over `model`, and searched by every call: the model never
   // changes, so the index never needs updating, and searching it is safe from
   // several threads at once (FactIndex::nearest).
-  std::unique_ptr<FactIndex> facts;
+  std::shared_ptr<FactIndex> facts;
 
   // The ranking keys of atoms, as the ranking protocol orders them.
   std::vector<RankKey> rank_keys(const std::vector<Atom>& atoms) const;

@@ -38,13 +38,12 @@ std::vector<double> score_atoms(const Model& model, const std::vector<Atom>& ato
   return scores;
 }
 
-std::vector<RankKey> rank_keys(const Model& model, const std::vector<Atom>& atoms, const ScoreOptions& options) {
-  const std::unique_ptr<FactIndex> facts = make_fact_index(model, options.index.empty() ? model.prover.index : options.index);
-  return rank_keys(model, *facts, atoms, options);
+ScoreOptions with_fact_index(const Model& model, ScoreOptions options) {
+  if (!options.facts) options.facts = make_fact_index(model, options.index.empty() ? model.prover.index : options.index);
+  return options;
 }
 
-std::vector<RankKey> rank_keys(const Model& model, FactIndex& facts, const std::vector<Atom>& atoms,
-                               const ScoreOptions& options) {
+std::vector<RankKey> rank_keys(const Model& model, const std::vector<Atom>& atoms, const ScoreOptions& options) {
   const std::optional<Combine> rule = scoring_rule(model, options.source);
   if (rule != Combine::Proof && !model.prover.complex)
     throw std::invalid_argument("the model was trained without ComplEx (ntp train --complex)");
@@ -54,7 +53,8 @@ std::vector<RankKey> rank_keys(const Model& model, FactIndex& facts, const std::
     for (std::size_t i = 0; i < atoms.size(); ++i) keys[i].score = link[i];
     return keys;
   }
-  Prover prover(model, facts, model.prover);
+  const ScoreOptions searched = with_fact_index(model, options);  // built only when proofs are wanted
+  Prover prover(model, *searched.facts, model.prover);
   for (std::size_t begin = 0; begin < atoms.size(); begin += kChunk) {
     std::vector<Goal> goals;
     for (std::size_t i = begin; i < std::min(atoms.size(), begin + kChunk); ++i) goals.push_back({atoms[i], -1});
@@ -141,8 +141,9 @@ ClassificationResult evaluate_classification(const Model& model, const std::vect
                                              const std::vector<int>& test_labels, const ScoreOptions& options) {
   if (dev.size() != dev_labels.size() || test.size() != test_labels.size())
     throw std::invalid_argument("classification: atoms and labels differ in number");
-  const std::vector<double> dev_scores = score_atoms(model, dev, options);
-  const std::vector<double> test_scores = score_atoms(model, test, options);
+  const ScoreOptions shared = with_fact_index(model, options);  // one index for both files
+  const std::vector<double> dev_scores = score_atoms(model, dev, shared);
+  const std::vector<double> test_scores = score_atoms(model, test, shared);
   ClassificationResult r;
   const double global = best_threshold(dev_scores, dev_labels);
   r.accuracy_global = accuracy(test_scores, test_labels, global);

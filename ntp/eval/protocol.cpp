@@ -101,12 +101,13 @@ ScoreSource score_source_from_name(const std::string& name, const Model& model) 
   return it->second;
 }
 
-EvalReport evaluate(const Model& model, const EvalRequest& q) {
+EvalReport evaluate(const Model& model, const EvalRequest& q, std::shared_ptr<FactIndex> facts) {
   if (q.tie_break != "support" && q.tie_break != "none")
     throw std::invalid_argument("tie-break is support or none, got '" + q.tie_break + "'");
   if (!q.index.empty()) check_fact_index_kind(q.index);
   ScoreOptions scoring;
   scoring.index = q.index;
+  scoring.facts = q.index.empty() ? std::move(facts) : nullptr;
   scoring.source = score_source_from_name(q.score, model);
   scoring.tie_break = q.tie_break == "support";
   EvalReport report;

@@ -15,7 +15,9 @@ namespace ntp {
 // Checks the request's names (protocol, score, tie-break, index) against
 // the model, then runs the protocol. Throws std::invalid_argument for a bad
 // name or a score the model cannot give, ParseError for a bad file.
-EvalReport evaluate(const Model& model, const EvalRequest& request);
+// `facts`, when given, is the index searched unless the request names
+// another kind (a Reasoner passes its own; otherwise one is built).
+EvalReport evaluate(const Model& model, const EvalRequest& request, std::shared_ptr<FactIndex> facts = nullptr);
 
 // The source a --score name asks for; std::invalid_argument for an unknown
 // name, or for a ComplEx-based one on a model trained without ComplEx.
