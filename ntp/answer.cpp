@@ -1,9 +1,11 @@
 // ntp/answer.cpp: Reasoner::answer: the best bindings of a query's variables.
 //
 // A query such as locatedIn(palau, X) is answered the way the ranking
-// protocol ranks: every constant is put in for X, each grounding is scored by
-// the model (proof search, and ComplEx for NTPλ), and the best are kept and
-// explained. A variable that occurs twice gets the same constant at both places.
+// protocol ranks: each grounding is scored by the model (proof search, and
+// ComplEx for NTPλ), and the best are kept and explained. With one variable
+// at one argument, only the constants that can reach the best scores are
+// scored (best_constants, eval/ranking.h); otherwise every grounding is. A
+// variable that occurs twice gets the same constant at both places.
 #include "ntp/reasoner_state.h"
 
 #include "ntp/prover/explain.h"
@@ -55,7 +57,48 @@ std::vector<Atom> groundings(const Query& q, const Variables& v, int constants) 
   return out;
 }
 
+// The argument holding the query's only variable, when it has one variable
+// at one argument; -1 otherwise.
+int single_slot(const Variables& v) {
+  if (v.names.size() != 1) return -1;
+  if (std::count(v.at_argument.begin(), v.at_argument.end(), 0) != 1) return -1;
+  return static_cast<int>(std::find(v.at_argument.begin(), v.at_argument.end(), 0) - v.at_argument.begin());
+}
+
+// The best `top` groundings and their keys, best first, ties in grounding order.
+std::vector<std::pair<Atom, RankKey>> best_groundings(const Reasoner::State& state, const Query& query,
+                                                      const Variables& v, int top) {
+  std::vector<std::pair<Atom, RankKey>> best;
+  const int slot = single_slot(v);
+  if (slot >= 0) {
+    for (const auto& [c, key] : best_constants(state.candidates(), query.atom, slot, top)) {
+      Atom a = query.atom;
+      a.args[static_cast<std::size_t>(slot)] = c;
+      best.emplace_back(std::move(a), key);
+    }
+    return best;
+  }
+  const std::vector<Atom> atoms = groundings(query, v, state.model.kb.constants.size());
+  const std::vector<RankKey> keys = state.rank_keys(atoms);
+  std::vector<std::size_t> order(atoms.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  const std::size_t keep = std::min(order.size(), static_cast<std::size_t>(top));
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep), order.end(),
+                    [&](std::size_t a, std::size_t b) { return keys[a] > keys[b] || (keys[a] == keys[b] && a < b); });
+  for (std::size_t n = 0; n < keep; ++n) best.emplace_back(atoms[order[n]], keys[order[n]]);
+  return best;
+}
+
 }  // namespace
+
+const CandidateFinder& Reasoner::State::candidates() const {
+  std::call_once(candidates_built, [&] {
+    ScoreOptions options;
+    options.facts = facts;
+    finder = std::make_unique<CandidateFinder>(model, options);
+  });
+  return *finder;
+}
 
 std::vector<Answer> Reasoner::answer(const std::string& text, int top) const {
   const Model& model = state_->model;
@@ -70,26 +113,15 @@ std::vector<Answer> Reasoner::answer(const std::string& text, int top) const {
                                 std::to_string(constants) + " constants are more than " +
                                 std::to_string(kMaxCandidates) + " groundings to score (bind more arguments)");
 
-  const std::vector<Atom> atoms = groundings(query, v, constants);
-  // Ordered as the ranking protocol orders them: by score, equal scores by
-  // proof support, then by constant order.
-  const std::vector<RankKey> keys = state_->rank_keys(atoms);
-  std::vector<std::size_t> order(atoms.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  const std::size_t keep = std::min(order.size(), static_cast<std::size_t>(top));
-  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep), order.end(),
-                    [&](std::size_t a, std::size_t b) { return keys[a] > keys[b] || (keys[a] == keys[b] && a < b); });
-
   std::vector<Answer> answers;
-  for (std::size_t n = 0; n < keep; ++n) {
-    const Atom& atom = atoms[order[n]];
+  for (const auto& [atom, key] : best_groundings(*state_, query, v, top)) {
     Answer a;
     for (std::size_t j = 0; j < v.names.size(); ++j) {
       const auto at = std::find(v.at_argument.begin(), v.at_argument.end(), static_cast<int>(j));
       a.bindings.push_back({v.names[j], model.kb.constants.name(atom.args[static_cast<std::size_t>(at - v.at_argument.begin())])});
     }
     a.atom = to_string(model.kb, atom);
-    a.score = keys[order[n]].score;
+    a.score = key.score;
     a.known = model.kb.contains(atom);
     Explanation e = state_->explain(atom, 1);
     if (!e.proofs.empty()) a.best_proof = std::move(e.proofs[0]);

@@ -6,11 +6,13 @@
 #include "ntp/ntp.h"
 
 #include "ntp/eval/evaluate.h"
+#include "ntp/eval/ranking.h"
 #include "ntp/index/fact_index.h"
 #include "ntp/model/model.h"
 #include "ntp/model/rules.h"
 
 #include <memory>
+#include <mutex>
 
 namespace ntp {
 
@@ -22,6 +24,12 @@ struct Reasoner::State {
   // changes, so the index never needs updating, and searching it is safe from
   // several threads at once (FactIndex::nearest).
   std::shared_ptr<FactIndex> facts;
+
+  // Answers' candidate search over `facts`, built on the first answer that
+  // needs it (seconds on a large KB), then shared.
+  const CandidateFinder& candidates() const;
+  mutable std::once_flag candidates_built;
+  mutable std::unique_ptr<CandidateFinder> finder;
 
   // The ranking keys of atoms, as the ranking protocol orders them.
   std::vector<RankKey> rank_keys(const std::vector<Atom>& atoms) const;

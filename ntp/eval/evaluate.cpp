@@ -97,45 +97,6 @@ CountriesResult evaluate_countries(const Model& model, const std::vector<std::st
   return result;
 }
 
-RankingResult evaluate_ranking(const Model& model, const std::vector<Atom>& test,
-                                const std::unordered_set<Atom, AtomHash>& known, const ScoreOptions& options) {
-  // For each test triple and each corrupted side: the true atom first, then
-  // every corruption that is not a known fact.
-  std::vector<Atom> atoms;
-  std::vector<std::pair<std::size_t, std::size_t>> groups;  // [begin, end) in atoms
-  for (const Atom& t : test) {
-    if (t.args.empty()) continue;
-    for (std::size_t side : {std::size_t{0}, t.args.size() - 1}) {
-      const std::size_t begin = atoms.size();
-      atoms.push_back(t);
-      for (int c = 0; c < model.kb.constants.size(); ++c) {
-        Atom corrupted = t;
-        corrupted.args[side] = c;
-        if (corrupted != t && !known.count(corrupted)) atoms.push_back(std::move(corrupted));
-      }
-      groups.emplace_back(begin, atoms.size());
-      if (t.args.size() == 1) break;
-    }
-  }
-  const std::vector<RankKey> keys = rank_keys(model, atoms, options);
-  RankingResult result;
-  std::vector<double> mean_ranks, optimistic_ranks;
-  for (const auto& [begin, end] : groups) {
-    std::vector<RankKey> corruptions(keys.begin() + static_cast<std::ptrdiff_t>(begin) + 1,
-                                     keys.begin() + static_cast<std::ptrdiff_t>(end));
-    mean_ranks.push_back(tie_mean_rank_by_key(keys[begin], corruptions));
-    optimistic_ranks.push_back(tie_optimistic_rank_by_key(keys[begin], corruptions));
-    result.tied_ranks += is_tied(keys[begin], corruptions) ? 1 : 0;
-    const double true_score = keys[begin].score;  // a lambda may not capture a structured binding (C++17)
-    const bool tied_on_score = std::any_of(corruptions.begin(), corruptions.end(),
-                                           [&](const RankKey& k) { return k.score == true_score; });
-    result.tied_on_score_alone += tied_on_score ? 1 : 0;
-  }
-  result.mean_ties = ranking_metrics(mean_ranks);
-  result.optimistic_ties = ranking_metrics(optimistic_ranks);
-  return result;
-}
-
 ClassificationResult evaluate_classification(const Model& model, const std::vector<Atom>& dev,
                                              const std::vector<int>& dev_labels, const std::vector<Atom>& test,
                                              const std::vector<int>& test_labels, const ScoreOptions& options) {

@@ -4,7 +4,8 @@
 //                   and region r, labelled by the ground-truth facts.
 //   ranking         filtered MRR and HITS@1/3/10: each test triple is ranked
 //                   against all its subject and all its object corruptions
-//                   that are not known true; ties get the mean rank.
+//                   that are not known true; ties get the mean rank
+//                   (ranking.h: only the corruptions that can matter are scored).
 //   classification  WN11 accuracy with decision thresholds chosen on dev,
 //                   per relation and globally.
 #pragma once
@@ -60,14 +61,6 @@ CountriesResult evaluate_countries(const Model& model, const std::vector<std::st
                                    const std::vector<std::string>& regions, const std::vector<Atom>& truth,
                                    const ScoreOptions& options = {});
 
-// The same ranks summarised twice: with ties at their mean rank (what we
-// report) and optimistically (as the reference implementations do).
-struct RankingResult {
-  RankingMetrics mean_ties;
-  RankingMetrics optimistic_ties;
-  int tied_ranks = 0;           // ranks where a corruption's key equals the true triple's
-  int tied_on_score_alone = 0;  // the same, comparing scores only (what the tie-break removes)
-};
 // The atoms a filtered ranking leaves out: the model's facts, the dev and
 // test facts it saw in training (Model::filter_facts), `test`, and the true
 // atoms of `more_files` (read_true_atoms; unknown symbols are refused).
@@ -76,10 +69,6 @@ std::unordered_set<Atom, AtomHash> filter_set(const Model& model, const std::vec
 // The Countries truth file's facts about symbols the model knows (it may name
 // countries the model never saw; those facts cannot be asked about).
 std::vector<Atom> read_truth(const std::string& path, const Model& model);
-
-// `known` holds every true atom to filter out (train ∪ dev ∪ test).
-RankingResult evaluate_ranking(const Model& model, const std::vector<Atom>& test,
-                                const std::unordered_set<Atom, AtomHash>& known, const ScoreOptions& options = {});
 
 struct ClassificationResult {
   double accuracy_per_relation = 0;  // test accuracy, one threshold per relation (from dev)

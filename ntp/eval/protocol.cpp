@@ -2,10 +2,15 @@
 // and their figures into text and JSON.
 #include "ntp/eval/protocol.h"
 
+#include "ntp/eval/ranking.h"
+
 #include "ntp/kb/parse.h"
+#include "ntp/index/make_fact_index.h"
 #include "ntp/kb/text.h"
+#include "ntp/model/atomic_file.h"
 
 #include <map>
+#include <ostream>
 #include <stdexcept>
 
 namespace ntp {
@@ -33,20 +38,56 @@ void countries(const Model& model, const EvalRequest& q, const ScoreOptions& sco
   report.json = JsonObject().add("auc_pr", res.auc_pr).text();
 }
 
-void ranking(const Model& model, const EvalRequest& q, const ScoreOptions& scoring, EvalReport& report) {
+// Ranking scores with an exact fact index unless one is named: its ranks are
+// those of exact search, and the bounded ranking equals one-by-one ranking
+// with the index it is given.
+ScoreOptions exact_unless_named(const Model& model, const EvalRequest& q, ScoreOptions scoring, EvalReport& report) {
+  if (!q.index.empty()) return scoring;
+  scoring = with_fact_index(model, scoring);
+  if (scoring.facts->exact()) return scoring;
+  report.lines.push_back("fact index: exact for ranking, not the model's " + scoring.facts->name() +
+                         " (--index names another)");
+  scoring.facts = make_fact_index(model, "exact");
+  return scoring;
+}
+
+// One line per ranked side: the triple, the side, its ranks and how many
+// corruptions were scored.
+void write_ranks(const std::string& path, const Model& model, const std::vector<Atom>& test, const RankingResult& r) {
+  write_atomically(path, [&](std::ostream& out) {
+    out << "triple\tside\trank\toptimistic_rank\tscored\tcorruptions\n";
+    for (const SideRank& s : r.ranks)
+      out << to_string(model.kb, test[s.triple]) << '\t' << (s.side == 0 ? "subject" : "object") << '\t'
+          << format_number(s.mean) << '\t' << format_number(s.optimistic) << '\t' << s.scored << '\t'
+          << s.corruptions << '\n';
+  });
+}
+
+void ranking(const Model& model, const EvalRequest& q, const ScoreOptions& given, EvalReport& report) {
   KnowledgeBase kb = model.kb;  // read through a copy: refusing new symbols, so never changed
   const std::vector<Atom> atoms = read_facts(q.test, kb, NewSymbols::Refuse);
-  const RankingResult result = evaluate_ranking(model, atoms, filter_set(model, atoms, q.filter), scoring);
+  const ScoreOptions scoring = exact_unless_named(model, q, given, report);
+  RankingOptions how;
+  how.one_by_one = q.one_by_one;
+  how.progress = q.progress;
+  const RankingResult result = evaluate_ranking(model, atoms, filter_set(model, atoms, q.filter), scoring, how);
+  if (!q.ranks.empty()) write_ranks(q.ranks, model, atoms, result);
   const RankingMetrics& m = result.mean_ties;
   report.lines.push_back(ranking_line(m, std::to_string(m.count) + " ranks, ties by mean rank"));
   report.lines.push_back(ranking_line(result.optimistic_ties, "ties optimistic, as the reference code"));
   report.lines.push_back("tied ranks: " + std::to_string(result.tied_ranks) + " of " + std::to_string(m.count) + " (" +
                          std::to_string(result.tied_on_score_alone) + " on the score alone" +
                          (scoring.tie_break ? ", before the tie-break by proof support" : "") + ")");
+  long long scored = 0, corruptions = 0;
+  for (const SideRank& s : result.ranks) scored += s.scored, corruptions += s.corruptions;
+  report.lines.push_back("corruptions scored: " + std::to_string(scored) + " of " + std::to_string(corruptions) +
+                         (q.one_by_one ? " (one by one)" : " (the others cannot reach the true triple's score)"));
   report.json = ranking_json(m)
                     .add("optimistic", ranking_json(result.optimistic_ties))
                     .add("tied_ranks", result.tied_ranks)
                     .add("tied_on_score", result.tied_on_score_alone)
+                    .add("scored", scored)
+                    .add("corruptions", corruptions)
                     .text();
 }
 

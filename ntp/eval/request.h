@@ -2,6 +2,8 @@
 // report: plain data, for the API (Reasoner::evaluate) and `ntp eval`.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,11 @@ struct EvalRequest {
   std::string score = "model";       // model, proof, complex, max or mean (score_source_from_name)
   std::string tie_break = "support";  // support or none (ScoreOptions::tie_break)
   std::string index;                 // overrides the model's fact index when not empty
+                                     // (ranking: an exact index unless named)
+  bool one_by_one = false;           // ranking: score every corruption (the reference the fast ranking must equal)
+  std::string ranks;                 // ranking: write each side's rank to this TSV file when not empty
+  // ranking: called after each ranked side with (sides done, sides in all).
+  std::function<void(std::size_t, std::size_t)> progress;
 };
 
 struct EvalReport {

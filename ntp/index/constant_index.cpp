@@ -2,6 +2,7 @@
 // (see constant_index.h).
 #include "ntp/index/constant_index.h"
 
+#include "ann/brute_force.h"
 #include "ann/hnsw.h"
 #include "ann/kd_tree.h"
 #include "ann/top_k.h"
@@ -275,6 +276,7 @@ struct ConstantIndex::NearConstants : CandidateSource {
 };
 
 ConstantIndex::Neighbourhood ConstantIndex::neighbourhood(int c, int m) const {
+  if (lists_ && m <= lists_->listed()) return listed_neighbourhood(c, m);
   const ann::Neighbours nb = graph_->search(points_.row(c), m);
   Neighbourhood near;
   // c itself comes first, whatever the graph found: the facts that share the
@@ -291,6 +293,21 @@ ConstantIndex::Neighbourhood ConstantIndex::neighbourhood(int c, int m) const {
     }
   // Fewer than m: the graph holds no more constants, so every fact is a candidate.
   near.radius = nb.k < m ? kInfinity : *std::max_element(near.distances.begin(), near.distances.end());
+  return near;
+}
+
+ConstantIndex::Neighbourhood ConstantIndex::listed_neighbourhood(int c, int m) const {
+  Neighbourhood near;
+  near.constants.push_back(c);  // first, as in neighbourhood()
+  near.distances.push_back(0.0f);
+  const int* ids = lists_->listed_ids(c);
+  for (int j = 0; j < lists_->listed() && static_cast<int>(near.constants.size()) < m; ++j)
+    if (ids[j] != c) {
+      near.constants.push_back(ids[j]);
+      near.distances.push_back(squared_distance(points_, c, ids[j]));
+    }
+  // Every constant left out is at least as far as the last one listed.
+  near.radius = *std::max_element(near.distances.begin(), near.distances.end());
   return near;
 }
 
@@ -318,6 +335,7 @@ std::string ConstantIndex::name() const {
     case Lookup::Scan: return "brute";
     case Lookup::KdTree: return "kdtree";
     case Lookup::Hnsw: return "hnsw";
+    case Lookup::Listed: return "exact";
   }
   return "?";
 }
@@ -338,7 +356,14 @@ void ConstantIndex::all_moved() {
 
 void ConstantIndex::rebuild_graph() {
   graph_.reset();
+  lists_.reset();
   if (lookup_ == Lookup::Scan || points_.rows() == 0) return;
+  if (lookup_ == Lookup::Listed) {
+    lists_ = std::make_unique<ConstantBalls>(model_);
+    graph_ = std::make_unique<ann::BruteForce>();
+    graph_->build(points_);
+    return;
+  }
   if (lookup_ == Lookup::Hnsw) {
     ann::HnswParams params;
     // Training shrinks frequent constants towards the origin (L2 on every
@@ -361,6 +386,7 @@ void ConstantIndex::apply_moved(const MovedRows& rows) {
   ann::RowMatrix moved(static_cast<Eigen::Index>(rows.constants.size()), points_.cols());
   for (std::size_t i = 0; i < rows.constants.size(); ++i) moved.row(static_cast<Eigen::Index>(i)) = points_.row(rows.constants[i]);
   graph_->move_points(rows.constants, moved);
+  if (lists_) lists_ = std::make_unique<ConstantBalls>(model_);  // every list may have changed
   if (lookup_ != Lookup::Hnsw) return;  // other structures were rebuilt by move_points
   for (int c : rows.constants)
     if (!is_pending_[static_cast<std::size_t>(c)]) {
@@ -388,7 +414,7 @@ std::unique_ptr<ConstantIndex::CandidateSource> ConstantIndex::candidate_source(
 
 int ConstantIndex::widest_lookup() const {
   // A k-d tree widens until certified (exact); an HNSW graph up to max_neighbours.
-  return lookup_ == Lookup::KdTree ? std::max(1, static_cast<int>(points_.rows())) : options_.max_neighbours;
+  return lookup_ != Lookup::Hnsw ? std::max(1, static_cast<int>(points_.rows())) : options_.max_neighbours;
 }
 
 std::vector<std::vector<int>> ConstantIndex::search(const std::vector<FactQuery>& queries, int want) {

@@ -22,6 +22,9 @@
 //            min_g d(θ_p, θ_g) + Σ_i r_i the answer is exact ("certified");
 //            otherwise M doubles, up to max_neighbours.
 //   KdTree   as Hnsw with an exact k-d tree, widening until certified: exact.
+//   Listed   as KdTree, with each constant's nearest constants listed once
+//            (ConstantBalls: one brute-force pass) and wider look-ups by brute
+//            force: exact, and the fastest while the embeddings stay put.
 // Predicate rows never enter the graph, so the many steps that move
 // predicate embeddings cost no maintenance; a moved constant is relinked in
 // place (ann::Hnsw::update), every `update_every` steps. Candidates are
@@ -29,6 +32,7 @@
 #pragma once
 
 #include "ann/index.h"
+#include "ntp/index/constant_balls.h"
 #include "ntp/index/fact_index.h"
 
 #include <memory>
@@ -38,7 +42,7 @@ namespace ntp {
 
 class ConstantIndex : public FactIndex {
  public:
-  enum class Lookup { Scan, KdTree, Hnsw };
+  enum class Lookup { Scan, KdTree, Hnsw, Listed };
   ConstantIndex(const Model& model, Lookup lookup, const FactIndexOptions& options = {});
   ~ConstantIndex() override;
 
@@ -69,6 +73,7 @@ class ConstantIndex : public FactIndex {
     float radius = 0;
   };
   Neighbourhood neighbourhood(int c, int m) const;
+  Neighbourhood listed_neighbourhood(int c, int m) const;  // from lists_, m <= its length
 
   // Facts holding constant c at position `position` among the facts of `arity`.
   struct Adjacency {
@@ -85,7 +90,8 @@ class ConstantIndex : public FactIndex {
   int update_every_;            // steps between relinks of the moved constants
   ann::RowMatrix points_;       // (C, d) float copy of the constant table, always current
   std::vector<std::vector<Adjacency>> adjacency_;  // [arity][position]
-  std::unique_ptr<ann::Index> graph_;  // Hnsw or KdTree lookups: over points_, possibly stale
+  std::unique_ptr<ann::Index> graph_;  // Hnsw, KdTree or Listed lookups: over points_, possibly stale
+  std::unique_ptr<ConstantBalls> lists_;  // Listed lookups: each constant's nearest, current
   std::vector<int> pending_;           // constants moved since the graph last saw them
   std::vector<char> is_pending_;       // (C)
   int steps_since_update_ = 0;

@@ -23,6 +23,9 @@
 //           candidate facts are those whose constants are near the goal's,
 //           and moved constants are relinked in place (constant_index.h);
 //   kdtree  as hnsw, with an exact k-d tree over the constants;
+//   exact   as hnsw, with each constant's nearest constants listed once by
+//           brute force: exact and fast for a model that no longer moves
+//           (evaluation; training would relist them after every step);
 //   auto    table when its C x C table fits, else hnsw.
 #pragma once
 

@@ -11,6 +11,7 @@ std::unique_ptr<FactIndex> make_fact_index(const Model& model, const std::string
   check_fact_index_kind(kind);
   if (kind == "table" || (kind == "auto" && TableIndex::fits(model))) return std::make_unique<TableIndex>(model, options.update_every);
   if (kind == "brute") return std::make_unique<ConstantIndex>(model, ConstantIndex::Lookup::Scan, options);
+  if (kind == "exact") return std::make_unique<ConstantIndex>(model, ConstantIndex::Lookup::Listed, options);
   if (kind == "kdtree") return std::make_unique<ConstantIndex>(model, ConstantIndex::Lookup::KdTree, options);
   return std::make_unique<ConstantIndex>(model, ConstantIndex::Lookup::Hnsw, options);
 }

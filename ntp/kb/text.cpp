@@ -59,7 +59,16 @@ JsonObject& JsonObject::add_raw(const std::string& name, const std::string& json
   return *this;
 }
 JsonObject& JsonObject::add(const std::string& name, double value) { return add_raw(name, format_exact(value)); }
+std::string format_duration(double seconds) {
+  char buf[32];
+  const int total = static_cast<int>(seconds + 0.5);
+  if (total >= 3600) std::snprintf(buf, sizeof buf, "%dh%02dm", total / 3600, total / 60 % 60);
+  else std::snprintf(buf, sizeof buf, "%dm%02ds", total / 60, total % 60);
+  return buf;
+}
+
 JsonObject& JsonObject::add(const std::string& name, int value) { return add_raw(name, std::to_string(value)); }
+JsonObject& JsonObject::add(const std::string& name, long long value) { return add_raw(name, std::to_string(value)); }
 JsonObject& JsonObject::add(const std::string& name, const std::string& value) { return add_raw(name, json_string(value)); }
 JsonObject& JsonObject::add(const std::string& name, const JsonObject& value) { return add_raw(name, value.text()); }
 

@@ -28,6 +28,8 @@ std::string format_fixed(double v, int decimals);
 
 // `text` as a JSON string: quoted, with JSON's escapes.
 std::string json_string(const std::string& text);
+// A duration for progress lines: "12m05s", or "1h02m" from an hour on.
+std::string format_duration(double seconds);
 
 // One JSON object written member by member, in the order added:
 //   JsonObject o; o.add("mrr", 0.5).add("count", 12); o.text() == {"mrr":0.5,"count":12}
@@ -35,6 +37,7 @@ class JsonObject {
  public:
   JsonObject& add(const std::string& name, double value);  // format_exact
   JsonObject& add(const std::string& name, int value);
+  JsonObject& add(const std::string& name, long long value);
   JsonObject& add(const std::string& name, const std::string& value);  // a JSON string
   JsonObject& add(const std::string& name, const JsonObject& value);
   JsonObject& add_raw(const std::string& name, const std::string& json);  // already JSON

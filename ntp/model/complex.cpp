@@ -60,6 +60,36 @@ std::vector<double> complex_scores(const Model& model, const std::vector<Atom>& 
   return out;
 }
 
+std::vector<double> complex_scores_at(const Model& model, const Atom& atom, int slot) {
+  check_binary(model, {atom});
+  const ad::Index h = model.dim / 2;
+  const auto p = model.predicates.value.row(atom.predicate);
+  const auto other = model.constants.value.row(atom.args[slot == 0 ? 1 : 0]);
+  const auto p_re = p.head(h), p_im = p.tail(h), x_re = other.head(h), x_im = other.tail(h);
+  // logit = w . θ_slot, w from the four products of complex_scores.
+  Eigen::VectorXd w(model.dim);
+  if (slot == 1) {  // the object: x is the subject
+    w.head(h) = (p_re.array() * x_re.array() - p_im.array() * x_im.array()).matrix().transpose();
+    w.tail(h) = (p_re.array() * x_im.array() + p_im.array() * x_re.array()).matrix().transpose();
+  } else {  // the subject: x is the object
+    w.head(h) = (p_re.array() * x_re.array() + p_im.array() * x_im.array()).matrix().transpose();
+    w.tail(h) = (p_re.array() * x_im.array() - p_im.array() * x_re.array()).matrix().transpose();
+  }
+  const Eigen::VectorXd logits = model.constants.value * w;
+  std::vector<double> out(static_cast<std::size_t>(logits.size()));
+  for (Eigen::Index c = 0; c < logits.size(); ++c) out[static_cast<std::size_t>(c)] = 1.0 / (1.0 + std::exp(-logits[c]));
+  return out;
+}
+
+double least_proof_score(Combine rule, double target, double link) {
+  switch (rule) {
+    case Combine::Max: return link >= target ? 0.0 : target;
+    case Combine::Mean: return std::max(0.0, 2.0 * target - link);
+    case Combine::Proof: break;
+  }
+  return target;
+}
+
 double join_scores(Combine rule, double proof, double link) {
   switch (rule) {
     case Combine::Max: return std::max(proof, link);

@@ -20,7 +20,15 @@ ad::Var complex_scores(ad::Tape& tape, Model& model, const std::vector<Atom>& at
 // The same without a tape.
 std::vector<double> complex_scores(const Model& model, const std::vector<Atom>& atoms);
 
+// ComplEx probabilities of `atom` with every constant at argument `slot`
+// (C): one matrix-vector product, as the score is linear in each argument.
+// Equal to complex_scores of each grounding up to rounding (summation order).
+std::vector<double> complex_scores_at(const Model& model, const Atom& atom, int slot);
+
 // An NTPλ score from an atom's proof score and ComplEx score.
 double join_scores(Combine rule, double proof, double link);
+// The least proof score whose join with `link` reaches `target` (0 when any
+// does): what a candidate's proofs must reach to score at least `target`.
+double least_proof_score(Combine rule, double target, double link);
 
 }  // namespace ntp

@@ -24,10 +24,10 @@ bool combine_from_name(const std::string& name, Combine* rule) {
 }
 
 bool is_fact_index_kind(const std::string& kind) {
-  return kind == "auto" || kind == "table" || kind == "brute" || kind == "kdtree" || kind == "hnsw";
+  return kind == "auto" || kind == "table" || kind == "brute" || kind == "kdtree" || kind == "exact" || kind == "hnsw";
 }
 
-const char* fact_index_kinds() { return "auto, table, brute, kdtree, hnsw"; }
+const char* fact_index_kinds() { return "auto, table, brute, kdtree, exact, hnsw"; }
 
 void check_fact_index_kind(const std::string& kind) {
   if (!is_fact_index_kind(kind))

@@ -30,7 +30,7 @@ struct ProverConfig {
   int depth = 1;          // maximum rule applications on one proof path, 0..kMaxDepth
   int k_facts = 1;        // facts kept per `or` step; 0 = every fact (exhaustive)
   int k_rules = 0;        // rules kept per `or` step, nearest heads first; 0 = all rules
-  std::string index = "auto";  // fact index (fact_index.h): auto|table|brute|kdtree|hnsw
+  std::string index = "auto";  // fact index (fact_index.h): auto|table|brute|kdtree|exact|hnsw
   bool complex = false;   // NTPλ: also score with ComplEx (complex.h)
   Combine combine = Combine::Max;  // NTPλ: how the proof and ComplEx scores join
 };
@@ -38,7 +38,7 @@ struct ProverConfig {
 // Which fact index engines exist (index/make_fact_index.h builds them); the
 // options of `--index`.
 bool is_fact_index_kind(const std::string& kind);
-const char* fact_index_kinds();  // "auto, table, brute, kdtree, hnsw"
+const char* fact_index_kinds();  // "auto, table, brute, kdtree, exact, hnsw"
 // Throws std::invalid_argument naming the kinds unless `kind` is one.
 void check_fact_index_kind(const std::string& kind);
 

@@ -2,6 +2,7 @@
 #include "ntp/train/dev_metric.h"
 
 #include "ntp/eval/evaluate.h"
+#include "ntp/eval/ranking.h"
 
 #include <vector>
 

@@ -72,7 +72,7 @@ void add_model_settings(std::vector<TrainOption>& t) {
                [](const S& s) { return text(s.model.prover.k_rules); },
                [](S& s, V v) { s.model.prover.k_rules = read_int(v); }});
   t.push_back({"index", OptionKind::Name,
-               "fact index: auto, table, brute, kdtree, hnsw (auto: table when the constants fit a C x C table, "
+               "fact index: auto, table, brute, kdtree, exact, hnsw (exact: for a trained model, as in evaluation; auto: table when the constants fit a C x C table, "
                "else hnsw)",
                [](const S& s) { return s.model.prover.index; }, [](S& s, V v) { s.model.prover.index = v; }});
   t.push_back({"complex", OptionKind::Switch,

@@ -1,6 +1,8 @@
 // ntp/train/progress.cpp: training's progress lines (see progress.h).
 #include "ntp/train/progress.h"
 
+#include "ntp/kb/text.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <ostream>
@@ -11,15 +13,6 @@ namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
-// "12m05s", or "1h02m" from an hour on.
-std::string format_seconds(double s) {
-  char buf[32];
-  const int total = static_cast<int>(s + 0.5);
-  if (total >= 3600) std::snprintf(buf, sizeof buf, "%dh%02dm", total / 3600, total / 60 % 60);
-  else std::snprintf(buf, sizeof buf, "%dm%02ds", total / 60, total % 60);
-  return buf;
 }
 
 // "  time: proof search 12.1 s (fact retrieval 20.3 thread-s, 1.20M queries, ...), ...; 900 goals/s\n"
@@ -55,7 +48,7 @@ void ProgressPrinter::after_step(int epoch, std::size_t step, double loss_sum) {
   char line[200];
   std::snprintf(line, sizeof line, "%sepoch %d/%d  step %zu/%zu  %.1f steps/s  loss %.4f  eta %s%s",
                 in_place ? "\r" : "", epoch, options_.epochs, step + 1, steps_per_epoch_,
-                steps / seconds_since(epoch_start_), loss_sum / steps, format_seconds(eta).c_str(), in_place ? "   " : "\n");
+                steps / seconds_since(epoch_start_), loss_sum / steps, format_duration(eta).c_str(), in_place ? "   " : "\n");
   *out_ << line << std::flush;
 }
 
@@ -66,7 +59,7 @@ void ProgressPrinter::after_epoch(const EpochReport& r, const std::string& index
   char line[240];
   std::snprintf(line, sizeof line, "%sepoch %d/%d  loss %.4f  %.2f s  elapsed %s  eta %s",
                 options_.progress_inline ? "\r" : "", r.epoch, options_.epochs, r.mean_loss, r.seconds,
-                format_seconds(elapsed).c_str(), format_seconds(eta).c_str());
+                format_duration(elapsed).c_str(), format_duration(eta).c_str());
   *out_ << line;
   if (r.recall_probes > 0) *out_ << "  recall@1 " << r.recall_at_1 << " (" << r.recall_probes << " probes, " << index << ")";
   *out_ << r.note << "\n";

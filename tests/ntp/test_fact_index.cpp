@@ -64,7 +64,7 @@ ntp::MovedRows move(ntp::Model& m, double share, double step, std::mt19937_64& r
 TEST_CASE("after embeddings move, every exact index answers as one built from scratch") {
   ntp::Model m = random_model(3, 60, 400, 6, 11);
   std::mt19937_64 rng(3);
-  for (const char* kind : {"table", "brute", "kdtree"}) {
+  for (const char* kind : {"table", "brute", "kdtree", "exact"}) {
     CAPTURE(kind);
     const auto updated = ntp::make_fact_index(m, kind);
     for (int round = 0; round < 5; ++round) {
@@ -176,7 +176,7 @@ TEST_CASE("a query masking several facts never gets one of them, and k still cou
   }
   const auto exact = ntp::make_fact_index(m, "brute");
   const auto expected = exact->nearest(queries, 4);
-  for (const char* kind : {"table", "brute", "kdtree", "hnsw"}) {
+  for (const char* kind : {"table", "brute", "kdtree", "exact", "hnsw"}) {
     CAPTURE(kind);
     const auto found = ntp::make_fact_index(m, kind)->nearest(queries, 4);
     REQUIRE(found.size() == queries.size());

@@ -1,6 +1,7 @@
 // Tests of proof search and scoring: unification, rules, depth, masking, the
 // agreement of the tape and plain scoring, and fact selection backends.
 #include "ntp/eval/evaluate.h"
+#include "ntp/eval/ranking.h"
 #include "ntp/kb/parse.h"
 #include "ntp/prover/prover.h"
 
@@ -235,7 +236,7 @@ TEST_CASE("every exact fact index, and HNSW on a small KB, finds what a full sca
   std::mt19937 rng(5);
   for (int i = 0; i < 300; ++i) facts << "p" << rng() % 4 << "(c" << rng() % 20 << ",c" << rng() % 20 << ").\n";
   ntp::Model m = ntp::make_model(make_kb(facts.str(), "3 #1(X, Y) :- #2(Y, X).\n"), 3, ntp::ProverConfig{}, 7);
-  for (const char* kind : {"table", "brute", "kdtree", "hnsw"}) {
+  for (const char* kind : {"table", "brute", "kdtree", "exact", "hnsw"}) {
   CAPTURE(kind);
   const auto index = ntp::make_fact_index(m, kind);
   const int num_facts = static_cast<int>(m.kb.facts.size());

@@ -1,6 +1,7 @@
 // Training end to end on a tiny KB: learning must raise the scores of
 // held-out facts that a rule derives, and save/load must keep the model.
 #include "ntp/eval/evaluate.h"
+#include "ntp/eval/ranking.h"
 #include "ntp/kb/parse.h"
 #include "ntp/model/rules.h"
 #include "ntp/train/epochs.h"

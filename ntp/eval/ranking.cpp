@@ -1,0 +1,193 @@
+// ntp/eval/ranking.cpp: filtered ranking and best answers through upper
+// bounds (see ranking.h).
+#include "ntp/eval/ranking.h"
+
+#include "ntp/index/constant_balls.h"
+#include "ntp/model/complex.h"
+#include "ntp/prover/slot_bound.h"
+
+#include <algorithm>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <limits>
+#include <numeric>
+
+namespace ntp {
+
+namespace {
+
+// Bounds and scores are doubles computed in different orders (a matrix
+// product against per-atom sums); a candidate within this of its need is
+// scored rather than dropped.
+constexpr double kSlack = 1e-9;
+// Constants scored without a bound: those needing the least proof score.
+constexpr std::size_t kDirect = 64;
+
+// One side of a test triple: its rank among the corruptions at `slot` that
+// are not known true.
+SideRank rank_side(const CandidateFinder& finder, const Model& model, const Atom& truth, int slot,
+                   const std::unordered_set<Atom, AtomHash>& known, bool one_by_one) {
+  const RankKey true_key = rank_keys(model, {truth}, finder.options())[0];
+  CandidateFinder::Reach reach;
+  if (one_by_one) {
+    reach.maybe.resize(static_cast<std::size_t>(model.kb.constants.size()));
+    std::iota(reach.maybe.begin(), reach.maybe.end(), 0);
+  } else {
+    reach = finder.reaching(truth, slot, true_key.score);
+  }
+  SideRank r;
+  Atom corrupted = truth;
+  auto is_corruption = [&](int c) {
+    corrupted.args[static_cast<std::size_t>(slot)] = c;
+    return corrupted != truth && !known.count(corrupted);
+  };
+  for (int c = 0; c < model.kb.constants.size(); ++c) r.corruptions += is_corruption(c) ? 1 : 0;
+  std::vector<int> maybe;
+  for (int c : reach.maybe)
+    if (is_corruption(c)) maybe.push_back(c);
+  std::vector<RankKey> keys = finder.keys(truth, slot, maybe);
+  r.scored = static_cast<long long>(keys.size());
+  // Above the true triple without scoring: their ComplEx score alone beats it.
+  for (int c : reach.above)
+    if (is_corruption(c)) keys.push_back({std::numeric_limits<double>::infinity(), 0});
+  r.side = slot;
+  r.mean = tie_mean_rank_by_key(true_key, keys);
+  r.optimistic = tie_optimistic_rank_by_key(true_key, keys);
+  r.tied = is_tied(true_key, keys);
+  r.tied_on_score = std::any_of(keys.begin(), keys.end(), [&](const RankKey& k) { return k.score == true_key.score; });
+  return r;
+}
+
+}  // namespace
+
+CandidateFinder::CandidateFinder(const Model& model, const ScoreOptions& options)
+    : model_(model), options_(with_index(model, options)), rule_(scoring_rule(model, options.source)),
+      balls_(std::make_unique<ConstantBalls>(model)), bounds_(std::make_unique<SlotBounds>(model, *balls_)) {}
+
+CandidateFinder::~CandidateFinder() = default;
+
+ScoreOptions CandidateFinder::with_index(const Model& model, const ScoreOptions& options) {
+  return scoring_rule(model, options.source) ? with_fact_index(model, options) : options;
+}
+
+CandidateFinder::Reach CandidateFinder::reaching(const Atom& atom, int slot, double target) const {
+  const std::size_t constants = static_cast<std::size_t>(model_.kb.constants.size());
+  std::vector<double> link;
+  if (!rule_ || *rule_ != Combine::Proof) link = complex_scores_at(model_, atom, slot);
+  Reach out;
+  if (!rule_) {  // ComplEx alone: no proofs to bound
+    for (std::size_t c = 0; c < constants; ++c)
+      if (link[c] >= target - kSlack) out.maybe.push_back(static_cast<int>(c));
+    return out;
+  }
+  // The proof score each constant needs; a constant whose ComplEx score
+  // alone beats the target is above it whatever its proofs.
+  std::vector<double> need(constants, target);
+  std::vector<int> open;
+  for (std::size_t c = 0; c < constants; ++c) {
+    if (!link.empty() && join_scores(*rule_, 0.0, link[c]) > target + kSlack) {
+      out.above.push_back(static_cast<int>(c));
+      continue;
+    }
+    if (!link.empty()) need[c] = least_proof_score(*rule_, target, link[c]);
+    open.push_back(static_cast<int>(c));
+  }
+  // The search is pruned at the least need of all but the kDirect neediest-
+  // least constants, which are scored without a bound: one constant that
+  // needs almost nothing must not make the search visit everything.
+  std::vector<double> needs;
+  for (int c : open) needs.push_back(need[static_cast<std::size_t>(c)]);
+  const std::size_t direct = std::min(needs.size(), kDirect);
+  double tau = 0;
+  if (direct < needs.size()) {
+    std::nth_element(needs.begin(), needs.begin() + static_cast<std::ptrdiff_t>(direct), needs.end());
+    tau = needs[direct];
+  }
+  const std::vector<double> bound = bounds_->upper_bounds(atom, slot, tau - kSlack);
+  for (int c : open) {
+    const std::size_t i = static_cast<std::size_t>(c);
+    if (need[i] < tau || need[i] <= kSlack || bound[i] >= need[i] - kSlack) out.maybe.push_back(c);
+  }
+  return out;
+}
+
+std::vector<RankKey> CandidateFinder::keys(const Atom& atom, int slot, const std::vector<int>& constants) const {
+  std::vector<Atom> atoms(constants.size(), atom);
+  for (std::size_t i = 0; i < constants.size(); ++i) atoms[i].args[static_cast<std::size_t>(slot)] = constants[i];
+  return rank_keys(model_, atoms, options_);
+}
+
+RankingResult evaluate_ranking(const Model& model, const std::vector<Atom>& test,
+                               const std::unordered_set<Atom, AtomHash>& known, const ScoreOptions& options,
+                               const RankingOptions& ranking) {
+  std::vector<std::pair<std::size_t, int>> sides;  // (test triple, argument)
+  for (std::size_t t = 0; t < test.size(); ++t) {
+    if (test[t].args.empty()) continue;
+    sides.emplace_back(t, 0);
+    if (test[t].args.size() > 1) sides.emplace_back(t, static_cast<int>(test[t].args.size()) - 1);
+  }
+  const CandidateFinder finder(model, options);
+  std::vector<SideRank> ranks(sides.size());
+  std::vector<std::exception_ptr> errors(sides.size());  // an exception must not leave an OpenMP region
+  std::mutex progress_mutex;
+  std::size_t done = 0;
+#pragma omp parallel for schedule(dynamic, 1) if (sides.size() > 1)
+  for (std::size_t i = 0; i < sides.size(); ++i) {
+    try {
+      ranks[i] = rank_side(finder, model, test[sides[i].first], sides[i].second, known, ranking.one_by_one);
+      ranks[i].triple = sides[i].first;
+    } catch (...) {
+      errors[i] = std::current_exception();
+    }
+    const std::lock_guard<std::mutex> lock(progress_mutex);
+    ++done;
+    if (ranking.progress) ranking.progress(done, sides.size());
+  }
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+
+  RankingResult result;
+  std::vector<double> mean_ranks, optimistic_ranks;
+  for (const SideRank& r : ranks) {
+    mean_ranks.push_back(r.mean);
+    optimistic_ranks.push_back(r.optimistic);
+    result.tied_ranks += r.tied ? 1 : 0;
+    result.tied_on_score_alone += r.tied_on_score ? 1 : 0;
+  }
+  result.mean_ties = ranking_metrics(mean_ranks);
+  result.optimistic_ties = ranking_metrics(optimistic_ranks);
+  result.ranks = std::move(ranks);
+  return result;
+}
+
+std::vector<std::pair<int, RankKey>> best_constants(const CandidateFinder& finder, const Atom& atom, int slot, int top) {
+  const int constants = finder.model().kb.constants.size();
+  auto best_first = [](const std::pair<int, RankKey>& a, const std::pair<int, RankKey>& b) {
+    return a.second > b.second || (a.second == b.second && a.first < b.first);
+  };
+  // Lower the bar until `top` constants clear it: none left out can beat them.
+  for (double target = 0.5;; target /= 2) {
+    std::vector<int> candidates;
+    if (target < 1e-4) {
+      candidates.resize(static_cast<std::size_t>(constants));
+      std::iota(candidates.begin(), candidates.end(), 0);
+    } else {
+      CandidateFinder::Reach reach = finder.reaching(atom, slot, target);
+      candidates = std::move(reach.maybe);
+      candidates.insert(candidates.end(), reach.above.begin(), reach.above.end());
+      std::sort(candidates.begin(), candidates.end());
+    }
+    const std::vector<RankKey> keys = finder.keys(atom, slot, candidates);
+    std::vector<std::pair<int, RankKey>> scored;
+    for (std::size_t i = 0; i < candidates.size(); ++i) scored.emplace_back(candidates[i], keys[i]);
+    const auto cleared = std::count_if(scored.begin(), scored.end(), [&](const auto& s) { return s.second.score >= target; });
+    if (cleared < top && target >= 1e-4 && static_cast<int>(candidates.size()) < constants) continue;
+    const std::size_t keep = std::min(scored.size(), static_cast<std::size_t>(top));
+    std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(keep), scored.end(), best_first);
+    scored.resize(keep);
+    return scored;
+  }
+}
+
+}  // namespace ntp

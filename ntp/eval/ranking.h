@@ -1,0 +1,111 @@
+// ntp/eval/ranking.h: filtered ranking at the cost of the candidates that can
+// matter, with exactly the ranks of scoring every candidate one by one.
+//
+// A test triple p(s, o) is ranked twice: o among every constant c as the
+// object of p(s, c), and s among every c as the subject of p(c, o), leaving
+// out the corruptions that are known true. Only the corruptions scoring at
+// least the true triple's t move its rank, so for each side:
+//   1. t, and the ComplEx score of every c (one matrix-vector product);
+//   2. from those, the proof score each c would need to reach t
+//      (least_proof_score), and the least of these, tau;
+//   3. an upper bound on every c's proof score from one search over all facts
+//      and rules with the argument left open, pruned at tau (SlotBounds);
+//   4. the corruptions whose bound reaches their need are scored exactly, by
+//      the same code (rank_keys) and fact index as one-by-one ranking; every
+//      other one scores below t, so it is below the true triple whatever the
+//      tie rule.
+// The bounds hold for any set of facts the prover keeps (they are bounds over
+// all of them), so the ranks equal one-by-one ranks with the same index; use
+// an exact index (the default for ranking) to get the ranks of exact search.
+#pragma once
+
+#include "ntp/eval/evaluate.h"
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace ntp {
+
+class ConstantBalls;
+class SlotBounds;
+
+// What ranking and answering find candidates with: the model's scoring rule
+// and the bounds on what each constant can score at an open argument. Built
+// once per model: it finds every constant's nearest constants (seconds on a
+// large KB). Thread-safe after construction.
+class CandidateFinder {
+ public:
+  // `options` as for rank_keys; its fact index is built here when empty.
+  CandidateFinder(const Model& model, const ScoreOptions& options);
+  ~CandidateFinder();
+  CandidateFinder(const CandidateFinder&) = delete;
+  CandidateFinder& operator=(const CandidateFinder&) = delete;
+
+  // Where the constants c stand against `target` with c at argument `slot`
+  // of `atom`: above it for sure (their ComplEx score alone beats it), or
+  // maybe at or above it (to be scored); every other one scores below it.
+  struct Reach {
+    std::vector<int> above, maybe;  // ascending
+  };
+  Reach reaching(const Atom& atom, int slot, double target) const;
+  // rank_keys of `atom` with each of `constants` at `slot`.
+  std::vector<RankKey> keys(const Atom& atom, int slot, const std::vector<int>& constants) const;
+  const Model& model() const { return model_; }
+  const ScoreOptions& options() const { return options_; }
+
+ private:
+  // Proofs need a fact index; ComplEx alone does not.
+  static ScoreOptions with_index(const Model& model, const ScoreOptions& options);
+
+  const Model& model_;
+  ScoreOptions options_;
+  std::optional<Combine> rule_;  // nothing: ComplEx alone
+  std::unique_ptr<ConstantBalls> balls_;
+  std::unique_ptr<SlotBounds> bounds_;
+};
+
+struct RankingOptions {
+  // Score every corruption, not just the ones that can matter: the slow
+  // reference the fast ranking must agree with.
+  bool one_by_one = false;
+  // Called after each ranked side with (sides done, sides in all), from one
+  // thread at a time.
+  std::function<void(std::size_t, std::size_t)> progress;
+};
+
+// One side of one test triple.
+struct SideRank {
+  std::size_t triple = 0;  // index into the test atoms
+  int side = 0;            // the argument corrupted
+  double mean = 0, optimistic = 0;
+  long long scored = 0;    // corruptions scored exactly (the rest could not matter)
+  long long corruptions = 0;  // corruptions not filtered out
+  bool tied = false;           // a corruption's key equals the true triple's
+  bool tied_on_score = false;  // a corruption's score does (what the tie-break may separate)
+};
+
+// The same ranks summarised twice: with ties at their mean rank (what we
+// report) and optimistically (as the reference implementations do).
+struct RankingResult {
+  RankingMetrics mean_ties;
+  RankingMetrics optimistic_ties;
+  int tied_ranks = 0;           // ranks where a corruption's key equals the true triple's
+  int tied_on_score_alone = 0;  // the same, comparing scores only (what the tie-break removes)
+  std::vector<SideRank> ranks;  // test order, subject side first
+};
+
+// `known` holds every true atom to filter out (train ∪ dev ∪ test). Sides
+// are ranked in parallel (OpenMP).
+RankingResult evaluate_ranking(const Model& model, const std::vector<Atom>& test,
+                               const std::unordered_set<Atom, AtomHash>& known, const ScoreOptions& options = {},
+                               const RankingOptions& ranking = {});
+
+// The `top` best constants at argument `slot` of `atom` (its argument there
+// is ignored), best first, equal keys in constant order: what ranking every
+// constant by rank_keys and keeping the first `top` would give.
+std::vector<std::pair<int, RankKey>> best_constants(const CandidateFinder& finder, const Atom& atom, int slot, int top);
+
+}  // namespace ntp

@@ -1,0 +1,239 @@
+// ntp/prover/slot_bound.cpp: the open-argument proof search (see slot_bound.h).
+#include "ntp/prover/slot_bound.h"
+
+#include "autodiff/ops.h"
+#include "ntp/prover/proof_state.h"
+#include "ntp/prover/prover.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace ntp {
+
+namespace {
+
+// The open argument among the terms: a constant not known yet.
+constexpr int kSlot = std::numeric_limits<int>::max();
+
+// A partial proof with the slot open: what is left to prove, the bindings,
+// the min of the kernels not involving the slot, and the slot's site.
+struct Partial {
+  std::vector<PendingAtom> stack;  // front = next atom to prove
+  std::vector<int> binding;        // (variables): a term, or kUnbound
+  double rest = 1;
+  int site = -1;                   // the first fact constant the slot met; -1: none yet
+};
+
+int deref(const Partial& s, int term) {
+  while (is_var(term)) {
+    const int bound = s.binding[static_cast<std::size_t>(var_of(term))];
+    if (bound == kUnbound) return term;
+    term = bound;
+  }
+  return term;
+}
+
+bool is_ground_constant(int term) { return !is_var(term) && term != kSlot; }
+
+std::uint64_t position_key(int g, int position, int e) {
+  return (static_cast<std::uint64_t>(g) << 36) | (static_cast<std::uint64_t>(position) << 32) |
+         static_cast<std::uint64_t>(static_cast<std::uint32_t>(e));
+}
+
+}  // namespace
+
+double squared_radius_of_kernel(double tau) {
+  if (tau <= ad::rbf_of_squared_distance(ad::kMaxSquaredDistance)) return std::numeric_limits<double>::infinity();
+  const double distance = -std::log(tau);
+  return distance * distance;
+}
+
+struct SlotBounds::Search {
+  const SlotBounds& bounds;
+  double tau;
+  double squared_radius;
+  std::unordered_map<int, double> sites;  // site constant -> best rest of the proofs meeting it
+  double anywhere = 0;                    // best rest of the proofs in which the slot met no fact constant
+  long long work = 0;  // partial proofs, kernels and ball members so far
+  bool gave_up = false;
+
+  // At least the kernel of constants a and b: from the float distance,
+  // shrunk by more than its rounding error. Counted as work.
+  double constant_kernel(int a, int b) {
+    ++work;
+    const double squared = static_cast<double>(bounds.balls_.squared(a, b));
+    return ad::rbf_of_squared_distance(std::max(0.0, squared * (1 - 1e-4) - 1e-6));
+  }
+
+  void balls_within(int c, std::vector<int>& out) {
+    work += bounds.balls_.within(c, squared_radius, out);
+  }
+
+  // unify_terms of proof_state.cpp, with the slot: its first fact constant
+  // becomes the site, later ones are not compared (the bound only grows).
+  void unify(Partial& s, int x, int y) {
+    x = deref(s, x);
+    y = deref(s, y);
+    if (is_var(x)) {
+      if (x != y) s.binding[static_cast<std::size_t>(var_of(x))] = y;
+    } else if (is_var(y)) {
+      s.binding[static_cast<std::size_t>(var_of(y))] = x;
+    } else if (x == kSlot || y == kSlot) {
+      if (s.site < 0 && x != y) s.site = x == kSlot ? y : x;
+    } else {
+      s.rest = std::min(s.rest, constant_kernel(x, y));
+    }
+  }
+
+  void prove(Partial s) {
+    if (gave_up || ++work > kMaxWork) {
+      gave_up = true;
+      return;
+    }
+    if (s.stack.empty()) {
+      if (s.site < 0) anywhere = std::max(anywhere, s.rest);
+      else sites[s.site] = std::max(sites[s.site], s.rest);
+      return;
+    }
+    const auto at = s.stack.begin() + static_cast<std::ptrdiff_t>(next_atom(s));
+    const PendingAtom atom = *at;
+    s.stack.erase(at);
+    by_facts(s, atom);
+    if (atom.depth_left > 0) by_rules(s, atom);
+  }
+
+  // The atom proven next: the first, unless it has no ground constant while a
+  // later one has and proving that one first cannot change any kernel: the
+  // atoms up to it are proven by facts only, and each of their unbound
+  // variables occurs at most twice in the stack (so it meets the same fact
+  // constants, in the other order; the kernel is symmetric).
+  std::size_t next_atom(const Partial& s) const {
+    auto has_ground = [&](const PendingAtom& a) {
+      return std::any_of(a.args.begin(), a.args.end(), [&](int t) { return is_ground_constant(deref(s, t)); });
+    };
+    std::size_t j = 0;
+    for (; j < s.stack.size(); ++j) {
+      if (s.stack[j].depth_left > 0) return 0;
+      if (has_ground(s.stack[j])) break;
+    }
+    if (j == 0 || j == s.stack.size()) return 0;
+    std::unordered_map<int, int> occurrences;
+    for (const PendingAtom& a : s.stack)
+      for (int t : a.args)
+        if (is_var(deref(s, t))) ++occurrences[deref(s, t)];
+    for (std::size_t i = 0; i <= j; ++i)
+      for (int t : s.stack[i].args)
+        if (is_var(deref(s, t)) && occurrences[deref(s, t)] > 2) return 0;
+    return j;
+  }
+
+  void by_facts(const Partial& s, const PendingAtom& atom) {
+    int ground = -1;
+    for (std::size_t i = 0; i < atom.args.size() && ground < 0; ++i)
+      if (is_ground_constant(deref(s, atom.args[i]))) ground = static_cast<int>(i);
+    std::vector<int> near;  // constants near the ground argument's, found once
+    bool near_found = false;
+    for (int g = 0; g < bounds.model_.num_kb_predicates; ++g) {
+      const double kp = bounds.predicate_kernels_(atom.predicate_row, g);
+      if (std::min(s.rest, kp) < tau) continue;
+      if (ground < 0) {
+        for (int f : bounds.facts_of_[static_cast<std::size_t>(g)]) try_fact(s, atom, f, kp);
+        continue;
+      }
+      if (!near_found) {
+        balls_within(deref(s, atom.args[static_cast<std::size_t>(ground)]), near);
+        near_found = true;
+      }
+      for (int e : near)
+        for (int f : bounds.facts_at(g, ground, e)) try_fact(s, atom, f, kp);
+    }
+  }
+
+  void try_fact(const Partial& s, const PendingAtom& atom, int f, double predicate_kernel) {
+    const Atom& fact = bounds.model_.kb.facts[static_cast<std::size_t>(f)];
+    if (fact.args.size() != atom.args.size()) return;
+    Partial child = s;
+    child.rest = std::min(child.rest, predicate_kernel);
+    for (std::size_t i = 0; i < atom.args.size() && child.rest >= tau; ++i) unify(child, atom.args[i], fact.args[i]);
+    if (child.rest >= tau) prove(std::move(child));
+  }
+
+  // apply_rule of proof_state.cpp, pruned by tau.
+  void by_rules(const Partial& s, const PendingAtom& atom) {
+    for (const Rule& rule : bounds.model_.rules) {
+      if (rule.head.args.size() != atom.args.size()) continue;
+      const double kh = bounds.predicate_kernels_(atom.predicate_row, rule.head.predicate.id);
+      if (std::min(s.rest, kh) < tau) continue;
+      Partial child = s;
+      child.rest = std::min(child.rest, kh);
+      const int offset = static_cast<int>(child.binding.size());
+      child.binding.resize(child.binding.size() + static_cast<std::size_t>(rule.num_variables), kUnbound);
+      auto rename = [&](const Term& t) { return t.is_variable ? var_term(offset + t.id) : t.id; };
+      for (std::size_t i = 0; i < atom.args.size() && child.rest >= tau; ++i)
+        unify(child, rename(rule.head.args[i]), atom.args[i]);
+      if (child.rest < tau) continue;
+      std::vector<PendingAtom> body;
+      for (const RuleAtom& b : rule.body) {
+        PendingAtom p{b.predicate.id, {}, atom.depth_left - 1};
+        for (const Term& t : b.args) p.args.push_back(rename(t));
+        body.push_back(std::move(p));
+      }
+      child.stack.insert(child.stack.begin(), body.begin(), body.end());
+      prove(std::move(child));
+    }
+  }
+};
+
+SlotBounds::SlotBounds(const Model& model, const ConstantBalls& balls) : model_(model), balls_(balls) {
+  const int rows = static_cast<int>(model.predicates.value.rows());
+  predicate_kernels_.resize(rows, rows);
+  for (int a = 0; a < rows; ++a)
+    for (int b = 0; b < rows; ++b) predicate_kernels_(a, b) = kernel(model, {Table::Predicate, a, b});
+  facts_of_.resize(static_cast<std::size_t>(model.num_kb_predicates));
+  for (std::size_t f = 0; f < model.kb.facts.size(); ++f) {
+    const Atom& fact = model.kb.facts[f];
+    facts_of_[static_cast<std::size_t>(fact.predicate)].push_back(static_cast<int>(f));
+    for (std::size_t i = 0; i < fact.args.size(); ++i)
+      facts_by_constant_[position_key(fact.predicate, static_cast<int>(i), fact.args[i])].push_back(static_cast<int>(f));
+  }
+}
+
+const std::vector<int>& SlotBounds::facts_at(int g, int position, int e) const {
+  const auto it = facts_by_constant_.find(position_key(g, position, e));
+  return it == facts_by_constant_.end() ? none_ : it->second;
+}
+
+std::vector<double> SlotBounds::upper_bounds(const Atom& goal, int slot, double tau) const {
+  const std::size_t constants = static_cast<std::size_t>(balls_.size());
+  if (tau <= 0) return std::vector<double>(constants, 1.0);
+  Search search{*this, tau, squared_radius_of_kernel(tau), {}, 0, 0, false};  // NOLINT: aggregate
+  Partial start;
+  PendingAtom a{goal.predicate, {}, model_.prover.depth};
+  for (std::size_t i = 0; i < goal.args.size(); ++i) {
+    if (static_cast<int>(i) == slot) a.args.push_back(kSlot);
+    else if (goal.args[i] >= 0) a.args.push_back(goal.args[i]);
+    else {  // a query variable
+      a.args.push_back(var_term(static_cast<int>(start.binding.size())));
+      start.binding.push_back(kUnbound);
+    }
+  }
+  start.stack.push_back(std::move(a));
+  search.prove(std::move(start));
+  if (search.gave_up) return std::vector<double>(constants, 1.0);
+
+  std::vector<double> bound(constants, search.anywhere >= tau ? search.anywhere : 0.0);
+  std::vector<int> near;
+  for (const auto& [e, rest] : search.sites) {
+    near.clear();
+    search.balls_within(e, near);
+    if (search.work > kMaxWork) return std::vector<double>(constants, 1.0);
+    for (int c : near) {
+      const double v = std::min(rest, search.constant_kernel(c, e));
+      if (v >= tau) bound[static_cast<std::size_t>(c)] = std::max(bound[static_cast<std::size_t>(c)], v);
+    }
+  }
+  return bound;
+}
+
+}  // namespace ntp

@@ -1,0 +1,71 @@
+// ntp/prover/slot_bound.h: how well could a goal be proven with *any*
+// constant at one of its arguments? An upper bound for every constant at
+// once, so that ranking and answering prove only the constants that can matter.
+//
+// Ranking p(s, ?) needs score(p(s, c)) for every constant c, but only the
+// constants that could score at least the true triple's t change its rank.
+// A proof's score is the min of its kernels, and c enters a proof only
+// through kernels k(c, e) with the constants e it is unified with. Keep only
+// the first of those, the proof's *site*, and the min can only grow:
+//     score(p(s, c)) <= max over proofs P of min(rest(P), k(c, site(P))),
+// rest(P) being the min of P's kernels that do not involve c. This holds for
+// the proofs through every fact and rule, so it holds for the prover's own,
+// which are some of them (the k nearest facts, the k_rules nearest rules).
+//
+// upper_bounds() finds the sites by a proof search over *all* facts and
+// rules with the argument left open (the "slot"), pruning every partial proof
+// whose rest falls below a threshold tau; facts are reached through their
+// constants (a goal's ground argument a only meets facts whose constant there
+// lies within the kernel's radius for tau of a: ConstantBalls), and the
+// constants near each site get their bound. Without a ground argument an atom
+// would meet every fact of its predicate; when an atom later in the proof has
+// one, and the order of the two cannot change any kernel (each variable they
+// share occurs at most twice, facts only), that atom goes first.
+#pragma once
+
+#include "ntp/index/constant_balls.h"
+#include "ntp/model/model.h"
+
+#include <Eigen/Dense>
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace ntp {
+
+class SlotBounds {
+ public:
+  // Reads the model's embeddings now (kernel tables); `balls` must be built
+  // on the same embeddings and outlive this object.
+  SlotBounds(const Model& model, const ConstantBalls& balls);
+
+  // b (C): for every constant c, the score of `goal` with c at argument
+  // `slot` (the goal's own argument there is ignored) is at most b[c] when
+  // b[c] >= tau, and below tau when b[c] < tau. Thread-safe.
+  std::vector<double> upper_bounds(const Atom& goal, int slot, double tau) const;
+
+  // Work (partial proofs, kernels, ball members) a search may do before it
+  // gives up and bounds every constant by 1 (the caller then scores them
+  // all: slower, still exact).
+  static constexpr long long kMaxWork = 4'000'000;
+
+ private:
+  struct Search;  // one goal's search (slot_bound.cpp)
+
+  // The facts of KB predicate g with constant e at argument `position`.
+  const std::vector<int>& facts_at(int g, int position, int e) const;
+
+  const Model& model_;
+  const ConstantBalls& balls_;
+  Eigen::MatrixXd predicate_kernels_;              // (rows, rows): every predicate row against every row
+  std::vector<std::vector<int>> facts_of_;         // (P): fact ids of each KB predicate
+  std::unordered_map<std::uint64_t, std::vector<int>> facts_by_constant_;  // key (g, position, e)
+  std::vector<int> none_;
+};
+
+// The squared distance within which the kernel is at least tau (infinity
+// when every distance is: tau at or below the kernel's floor).
+double squared_radius_of_kernel(double tau);
+
+}  // namespace ntp
