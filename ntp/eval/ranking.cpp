@@ -10,7 +10,9 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <functional>
 #include <limits>
+#include <map>
 #include <numeric>
 
 namespace ntp {
@@ -62,8 +64,14 @@ SideRank rank_side(const CandidateFinder& finder, const Model& model, const Atom
 }  // namespace
 
 CandidateFinder::CandidateFinder(const Model& model, const ScoreOptions& options)
-    : model_(model), options_(with_index(model, options)), rule_(scoring_rule(model, options.source)),
-      balls_(std::make_unique<ConstantBalls>(model)), bounds_(std::make_unique<SlotBounds>(model, *balls_)) {}
+    : model_(model), options_(with_index(model, options)), rule_(scoring_rule(model, options.source)) {
+  balls_ = options_.facts ? options_.facts->constant_lists() : nullptr;
+  if (!balls_) {
+    own_balls_ = std::make_unique<ConstantBalls>(model);
+    balls_ = own_balls_.get();
+  }
+  bounds_ = std::make_unique<SlotBounds>(model, *balls_);
+}
 
 CandidateFinder::~CandidateFinder() = default;
 
@@ -161,33 +169,68 @@ RankingResult evaluate_ranking(const Model& model, const std::vector<Atom>& test
   return result;
 }
 
+std::vector<int> CandidateFinder::seeds(const Atom& atom, int slot, int top) const {
+  std::vector<int> out;
+  for (std::size_t i = 0; i < atom.args.size(); ++i)
+    if (static_cast<int>(i) != slot && atom.args[i] >= 0) {
+      const std::vector<int> near = bounds_->fact_neighbours(atom.args[i]);
+      out.insert(out.end(), near.begin(), near.end());
+    }
+  if (!rule_ || *rule_ != Combine::Proof) {
+    const std::vector<double> link = complex_scores_at(model_, atom, slot);
+    std::vector<int> order(link.size());
+    std::iota(order.begin(), order.end(), 0);
+    const std::size_t keep = std::min(order.size(), static_cast<std::size_t>(top) + kDirect);
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep), order.end(),
+                      [&](int a, int b) { return link[static_cast<std::size_t>(a)] > link[static_cast<std::size_t>(b)]; });
+    out.insert(out.end(), order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep));
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 std::vector<std::pair<int, RankKey>> best_constants(const CandidateFinder& finder, const Atom& atom, int slot, int top) {
   const int constants = finder.model().kb.constants.size();
-  auto best_first = [](const std::pair<int, RankKey>& a, const std::pair<int, RankKey>& b) {
-    return a.second > b.second || (a.second == b.second && a.first < b.first);
+  std::map<int, RankKey> scored;  // constant -> key, each scored once
+  auto score = [&](const std::vector<int>& candidates) {
+    std::vector<int> fresh;
+    for (int c : candidates)
+      if (!scored.count(c)) fresh.push_back(c);
+    const std::vector<RankKey> keys = finder.keys(atom, slot, fresh);
+    for (std::size_t i = 0; i < fresh.size(); ++i) scored.emplace(fresh[i], keys[i]);
   };
-  // Lower the bar until `top` constants clear it: none left out can beat them.
-  for (double target = 0.5;; target /= 2) {
-    std::vector<int> candidates;
+  auto cleared = [&](double target) {
+    return std::count_if(scored.begin(), scored.end(), [&](const auto& s) { return s.second.score >= target; });
+  };
+  // A first bar: the top-th best score among likely answers (constants that
+  // share a fact with the query's, ComplEx's best); then every constant that
+  // may clear it is scored, lowering the bar if fewer than `top` do.
+  score(finder.seeds(atom, slot, top));
+  std::vector<double> seen;
+  for (const auto& s : scored) seen.push_back(s.second.score);
+  std::sort(seen.begin(), seen.end(), std::greater<double>());
+  double target = static_cast<int>(seen.size()) >= top && top > 0 ? seen[static_cast<std::size_t>(top - 1)] : 0.5;
+  for (;; target /= 2) {
     if (target < 1e-4) {
-      candidates.resize(static_cast<std::size_t>(constants));
-      std::iota(candidates.begin(), candidates.end(), 0);
-    } else {
-      CandidateFinder::Reach reach = finder.reaching(atom, slot, target);
-      candidates = std::move(reach.maybe);
-      candidates.insert(candidates.end(), reach.above.begin(), reach.above.end());
-      std::sort(candidates.begin(), candidates.end());
+      std::vector<int> all(static_cast<std::size_t>(constants));
+      std::iota(all.begin(), all.end(), 0);
+      score(all);
+      break;
     }
-    const std::vector<RankKey> keys = finder.keys(atom, slot, candidates);
-    std::vector<std::pair<int, RankKey>> scored;
-    for (std::size_t i = 0; i < candidates.size(); ++i) scored.emplace_back(candidates[i], keys[i]);
-    const auto cleared = std::count_if(scored.begin(), scored.end(), [&](const auto& s) { return s.second.score >= target; });
-    if (cleared < top && target >= 1e-4 && static_cast<int>(candidates.size()) < constants) continue;
-    const std::size_t keep = std::min(scored.size(), static_cast<std::size_t>(top));
-    std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(keep), scored.end(), best_first);
-    scored.resize(keep);
-    return scored;
+    CandidateFinder::Reach reach = finder.reaching(atom, slot, target);
+    score(reach.maybe);
+    score(reach.above);
+    if (cleared(target) >= top) break;
   }
+  std::vector<std::pair<int, RankKey>> best(scored.begin(), scored.end());  // constant order
+  const std::size_t keep = std::min(best.size(), static_cast<std::size_t>(std::max(0, top)));
+  std::partial_sort(best.begin(), best.begin() + static_cast<std::ptrdiff_t>(keep), best.end(),
+                    [](const std::pair<int, RankKey>& a, const std::pair<int, RankKey>& b) {
+                      return a.second > b.second || (a.second == b.second && a.first < b.first);
+                    });
+  best.resize(keep);
+  return best;
 }
 
 }  // namespace ntp

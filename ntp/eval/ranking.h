@@ -51,6 +51,9 @@ class CandidateFinder {
     std::vector<int> above, maybe;  // ascending
   };
   Reach reaching(const Atom& atom, int slot, double target) const;
+  // Likely good constants at `slot`, to set a first bar with: those sharing a
+  // fact with the atom's other constants, and ComplEx's best (top + 64).
+  std::vector<int> seeds(const Atom& atom, int slot, int top) const;
   // rank_keys of `atom` with each of `constants` at `slot`.
   std::vector<RankKey> keys(const Atom& atom, int slot, const std::vector<int>& constants) const;
   const Model& model() const { return model_; }
@@ -63,7 +66,8 @@ class CandidateFinder {
   const Model& model_;
   ScoreOptions options_;
   std::optional<Combine> rule_;  // nothing: ComplEx alone
-  std::unique_ptr<ConstantBalls> balls_;
+  std::unique_ptr<ConstantBalls> own_balls_;  // when the fact index lists none
+  const ConstantBalls* balls_;
   std::unique_ptr<SlotBounds> bounds_;
 };
 

@@ -49,6 +49,7 @@ class ConstantIndex : public FactIndex {
   void all_moved() override;
   bool exact() const override { return lookup_ != Lookup::Hnsw; }
   std::string name() const override;
+  const ConstantBalls* constant_lists() const override { return lists_.get(); }
 
  protected:
   std::vector<std::vector<int>> search(const std::vector<FactQuery>& queries, int want) override;

@@ -95,6 +95,9 @@ class FactIndex {
   // True when nearest() returns exactly the nearest keys (ties by fact id).
   virtual bool exact() const = 0;
   virtual std::string name() const = 0;
+  // Each constant's nearest constants, when the engine lists them (exact):
+  // ranking reuses them rather than list them again.
+  virtual const class ConstantBalls* constant_lists() const { return nullptr; }
 
   const Model& model() const { return model_; }
   FactIndexStats stats() const;

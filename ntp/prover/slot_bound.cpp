@@ -34,6 +34,9 @@ int deref(const Partial& s, int term) {
   return term;
 }
 
+// Argument positions fact_neighbours looks at (facts of more arguments are rare).
+constexpr int kMaxArity = 8;
+
 bool is_ground_constant(int term) { return !is_var(term) && term != kSlot; }
 
 std::uint64_t position_key(int g, int position, int e) {
@@ -202,6 +205,16 @@ SlotBounds::SlotBounds(const Model& model, const ConstantBalls& balls) : model_(
 const std::vector<int>& SlotBounds::facts_at(int g, int position, int e) const {
   const auto it = facts_by_constant_.find(position_key(g, position, e));
   return it == facts_by_constant_.end() ? none_ : it->second;
+}
+
+std::vector<int> SlotBounds::fact_neighbours(int c) const {
+  std::vector<int> out;
+  for (int g = 0; g < model_.num_kb_predicates; ++g)
+    for (int position = 0; position < kMaxArity; ++position)
+      for (int f : facts_at(g, position, c))
+        for (int other : model_.kb.facts[static_cast<std::size_t>(f)].args)
+          if (other != c) out.push_back(other);
+  return out;
 }
 
 std::vector<double> SlotBounds::upper_bounds(const Atom& goal, int slot, double tau) const {

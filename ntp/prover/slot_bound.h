@@ -45,6 +45,9 @@ class SlotBounds {
   // b[c] >= tau, and below tau when b[c] < tau. Thread-safe.
   std::vector<double> upper_bounds(const Atom& goal, int slot, double tau) const;
 
+  // The constants that share a fact with constant c (any predicate, any position).
+  std::vector<int> fact_neighbours(int c) const;
+
   // Work (partial proofs, kernels, ball members) a search may do before it
   // gives up and bounds every constant by 1 (the caller then scores them
   // all: slower, still exact).

@@ -75,6 +75,27 @@ TEST_CASE("train, eval, rules and prove on the bundled family KB") {
   CHECK(no_mean.status == 2);
   CHECK(no_mean.err.find("score 'mean' needs ComplEx: the model was trained without it") != std::string::npos);
 
+  // One by one: every corruption scored, the same figures; --ranks writes one line per side.
+  const std::string ranks = kWork + "/family.ranks.tsv";
+  const Run one_by_one = ntp("eval --model " + model + " --protocol ranking --test " + kFamily +
+                             "/test.nl --json --one-by-one --ranks " + ranks);
+  REQUIRE_MESSAGE(one_by_one.status == 0, one_by_one.err);
+  const std::string slow = last_line(one_by_one.out);
+  CHECK(json_value(slow, "mrr") == mrr);
+  CHECK(json_value(slow, "hits@1") == h1);
+  CHECK(json_value(slow, "scored") == json_value(slow, "corruptions"));
+  CHECK(json_value(json, "scored") <= json_value(slow, "scored"));
+  std::ifstream ranks_in(ranks);
+  std::string header, line;
+  REQUIRE(std::getline(ranks_in, header));
+  CHECK(header == "triple\tside\trank\toptimistic_rank\tscored\tcorruptions");
+  int sides = 0;
+  while (std::getline(ranks_in, line)) ++sides;
+  std::ifstream test_in(kFamily + "/test.nl");
+  int test_facts = 0;
+  while (std::getline(test_in, line)) test_facts += line.find('(') != std::string::npos ? 1 : 0;
+  CHECK(sides == 2 * test_facts);  // both sides of every test fact
+
   const Run rules = ntp("rules --model " + model + " --min-confidence 0");
   REQUIRE(rules.status == 0);
   CHECK(std::count(rules.out.begin(), rules.out.end(), '\n') == 12);  // 3 templates x 4 copies

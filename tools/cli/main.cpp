@@ -315,9 +315,13 @@ int cmd_eval(int argc, char** argv) {
   const auto r = parse(o, argc, argv);
   check_non_negative(r, {"k", "threads"});
   set_threads(r);
-  const ntp::Reasoner reasoner = load_reasoner(r);
   ntp::EvalRequest q;
   q.protocol = get<std::string>(r, "protocol");
+  // Ranking searches an exact index unless told otherwise: load the model
+  // with one rather than build its own (an HNSW graph on a large KB) for nothing.
+  ntp::SearchOptions search = search_options(r);
+  if (q.protocol == "ranking" && search.index.empty()) search.index = "exact";
+  const ntp::Reasoner reasoner = ntp::Reasoner::load(get<std::string>(r, "model"), search);
   q.test = get<std::string>(r, "test");
   if (q.protocol == "classification") q.dev = get<std::string>(r, "dev");
   if (q.protocol == "countries") q.regions = get<std::string>(r, "regions"), q.truth = get<std::string>(r, "truth");
