@@ -8,11 +8,11 @@
 
 #include <algorithm>
 #include <exception>
-#include <memory>
-#include <mutex>
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <numeric>
 
 namespace ntp {
@@ -101,8 +101,8 @@ CandidateFinder::Reach CandidateFinder::reaching(const Atom& atom, int slot, dou
     if (!link.empty()) need[c] = least_proof_score(*rule_, target, link[c]);
     open.push_back(static_cast<int>(c));
   }
-  // The search is pruned at the least need of all but the kDirect neediest-
-  // least constants, which are scored without a bound: one constant that
+  // The search is pruned at the least need of all but the kDirect constants
+  // that need the least, which are scored without a bound: one constant that
   // needs almost nothing must not make the search visit everything.
   std::vector<double> needs;
   for (int c : open) needs.push_back(need[static_cast<std::size_t>(c)]);

@@ -40,6 +40,8 @@
 
 namespace ntp {
 
+class ConstantBalls;  // constant_balls.h
+
 // Facts hidden from a goal's proofs: in training, the fact being proven (so
 // that it cannot prove itself) and, with pair masking (TrainingMask), every other
 // fact between the same constants. Usually none or one, so a plain list; it
@@ -97,7 +99,7 @@ class FactIndex {
   virtual std::string name() const = 0;
   // Each constant's nearest constants, when the engine lists them (exact):
   // ranking reuses them rather than list them again.
-  virtual const class ConstantBalls* constant_lists() const { return nullptr; }
+  virtual const ConstantBalls* constant_lists() const { return nullptr; }
 
   const Model& model() const { return model_; }
   FactIndexStats stats() const;
