@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 # The interpreter the Python module is built for: Debian's, as on a fresh machine and in CI.
 PYTHON  ?= /usr/bin/python3
 
-.PHONY: all deps configure build demo test python test-python test-sanitize test-tsan test-clang fuzz bench static reproduce clean
+.PHONY: all deps configure build demo test python test-python test-sanitize test-tsan test-clang fuzz bench static test-portable reproduce clean
 
 all: build
 
@@ -84,6 +84,11 @@ static: deps
 	@cmake -S . -B $(BUILD)-static -DCMAKE_BUILD_TYPE=Release -DNTP_STATIC=ON >/dev/null
 	@cmake --build $(BUILD)-static -j $(JOBS) --target ntp
 	@file $(BUILD)-static/ntp
+
+# The static binary run as older x86-64 CPUs under qemu-user (about a minute).
+test-portable: static
+	@tools/install-deps.sh --qemu
+	@tools/check_portable.sh $(BUILD)-static/ntp
 
 reproduce: build
 	@tools/reproduce.sh $(BUILD)/ntp

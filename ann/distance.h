@@ -1,66 +1,44 @@
-// ann/distance.h: the squared Euclidean distance between two float vectors,
-// and a prefetch hint. Inner products and other metrics are left out: the
-// prover compares embeddings by L2 only.
+// ann/distance.h: the squared Euclidean distance between float vectors, with
+// the widest vector code the CPU offers, and a prefetch hint. Inner products
+// and other metrics are left out: the prover compares embeddings by L2 only.
+//
+// The library is compiled for the baseline of its architecture (on x86-64,
+// SSE2), so one binary runs on every CPU of it; the distance kernels, where
+// nearest-neighbour search spends its time, are compiled once per vector
+// instruction set (AVX-512, AVX, SSE2) and the widest the CPU runs is chosen
+// at the first call. Every kernel adds in the same order, so the choice never
+// changes a result, only its speed.
 #pragma once
 
-#include <cstring>
+#include <cstddef>
+#include <string>
+#include <vector>
 
 namespace ann {
 
-// sum_i (a_i - b_i)^2, on GCC/Clang vector types of 16, 8 and 4 floats rather
-// than intrinsics: the compiler maps them to zmm/ymm/xmm registers where the
-// CPU has them and splits them where it does not. A plain loop with 16
-// partial sums is vectorised too, but GCC then prefers 256-bit registers on
-// AVX-512 CPUs; this form measured 1.4-2x faster than that loop and than
-// hnswlib's AVX-512 kernel at d = 30, 60 and 300 (random rows, not cached).
-inline float l2_squared(const float* a, const float* b, int d) {
-#if defined(__GNUC__)
-  typedef float V16 __attribute__((vector_size(64)));
-  typedef float V8 __attribute__((vector_size(32)));
-  typedef float V4 __attribute__((vector_size(16)));
-  V16 acc16 = {};
-  int i = 0;
-  for (; i + 16 <= d; i += 16) {
-    V16 x, y;
-    std::memcpy(&x, a + i, sizeof(x));  // unaligned loads
-    std::memcpy(&y, b + i, sizeof(y));
-    const V16 t = x - y;
-    acc16 += t * t;
-  }
-  V8 acc8 = {};
-  if (i + 8 <= d) {
-    V8 x, y;
-    std::memcpy(&x, a + i, sizeof(x));
-    std::memcpy(&y, b + i, sizeof(y));
-    const V8 t = x - y;
-    acc8 = t * t;
-    i += 8;
-  }
-  V4 acc4 = {};
-  if (i + 4 <= d) {
-    V4 x, y;
-    std::memcpy(&x, a + i, sizeof(x));
-    std::memcpy(&y, b + i, sizeof(y));
-    const V4 t = x - y;
-    acc4 = t * t;
-    i += 4;
-  }
-  float tail = 0.0f;
-  for (; i < d; ++i) {
-    const float t = a[i] - b[i];
-    tail += t * t;
-  }
-  const V8 half = __builtin_shufflevector(acc16, acc16, 0, 1, 2, 3, 4, 5, 6, 7) +
-                  __builtin_shufflevector(acc16, acc16, 8, 9, 10, 11, 12, 13, 14, 15) + acc8;
-  const V4 quarter = __builtin_shufflevector(half, half, 0, 1, 2, 3) +
-                     __builtin_shufflevector(half, half, 4, 5, 6, 7) + acc4;
-  return (quarter[0] + quarter[2]) + (quarter[1] + quarter[3]) + tail;
-#else
-  float sum = 0.0f;
-  for (int i = 0; i < d; ++i) sum += (a[i] - b[i]) * (a[i] - b[i]);
-  return sum;
-#endif
-}
+// sum_i (a_i - b_i)^2 over d floats.
+float l2_squared(const float* a, const float* b, int d);
+
+// out[j] = l2_squared(q, rows + ids[j] * stride, d) for j < n: the distances
+// from one query to n rows of a row-major table (stride floats per row), the
+// rows a few steps ahead requested from memory while one is computed. One call
+// per batch keeps the cost of choosing a kernel off each distance.
+void l2_squared_to_rows(const float* q, const float* rows, std::size_t stride, const int* ids, int n, int d,
+                        float* out);
+
+// The kernel in use: "AVX-512", "AVX" or "SSE2" on x86-64, "generic" elsewhere.
+// The environment variable NTP_VECTOR_CODE, read at the first call, names a
+// narrower one (to measure or test it on a wide CPU).
+const char* vector_code();
+
+// The kernels this CPU can run, widest first.
+std::vector<std::string> runnable_vector_codes();
+
+// Uses the named kernel from now on; false (and no change) if this CPU cannot
+// run it or no kernel has that name. Safe while other threads compute
+// distances: each call reads the kernel once, and every kernel gives the
+// same results.
+bool use_vector_code(const std::string& name);
 
 // Asks for the cache lines of `bytes` bytes starting at `p` (read, keep).
 inline void prefetch(const void* p, int bytes) {

@@ -13,7 +13,6 @@ namespace {
 
 constexpr int kMaxLevel = 30;  // levels above ~log_M(n) are vanishingly rare
 constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr int kPrefetchAhead = 4;  // vectors requested ahead of the distance loop
 
 // Heap orders on distance alone (cheaper than Scored's id tie-break; heap
 // operations are deterministic either way). Nearer keeps the farthest result
@@ -54,6 +53,7 @@ struct alignas(64) Hnsw::Scratch {
   std::vector<Scored> results;     // max-heap of the best ef; sorted on return
   std::vector<int> links;          // one list copied under its lock
   std::vector<int> fresh;          // unvisited neighbours of the node being expanded
+  std::vector<float> fresh_distances;  // their distances to the query
   std::vector<Scored> kept;        // neighbours chosen for the inserted node
   std::vector<Scored> pool;        // candidates when pruning a full list
   std::vector<Scored> pruned;      // what pruning keeps
@@ -172,11 +172,13 @@ Scored Hnsw::greedy(const float* q, Scored start, int layer, int exclude) const 
       count = b[0];
       std::copy(b + 1, b + 1 + count, links);
     }
+    float distances[1024];
+    l2_squared_to_rows(q, points_.data(), static_cast<size_t>(points_.cols()), links, count,
+                       static_cast<int>(points_.cols()), distances);
     for (int j = 0; j < count; ++j) {
       if (links[j] == exclude) continue;
-      const float dj = distance(q, links[j]);
-      if (dj < best.distance) {
-        best = {dj, links[j]};
+      if (distances[j] < best.distance) {
+        best = {distances[j], links[j]};
         moved = true;
       }
     }
@@ -208,8 +210,9 @@ void Hnsw::search_layer(const float* q, int ef, int layer, int exclude, Scratch&
       }
     }
   }
-  const int bytes = static_cast<int>(points_.cols() * sizeof(float));
+  const int d = static_cast<int>(points_.cols());
   std::vector<int>& fresh = s.fresh;
+  std::vector<float>& fresh_distances = s.fresh_distances;
   while (!candidates.empty()) {
     const Scored c = candidates.front();
     if (static_cast<int>(results.size()) >= ef && results.front().distance < c.distance) break;
@@ -217,8 +220,8 @@ void Hnsw::search_layer(const float* q, int ef, int layer, int exclude, Scratch&
     candidates.pop_back();
     // The next candidate's links will be read on the next round: ask for them now.
     if (!candidates.empty()) __builtin_prefetch(block(candidates.front().id, layer));
-    // Collect the unvisited neighbours first, then walk them with the
-    // vectors a few steps ahead already requested.
+    // Collect the unvisited neighbours first, then compute their distances
+    // in one batch (which requests the vectors a few steps ahead).
     const int* b = block(c.id, layer);
     fresh.clear();
     if (kLocked) locks_[c.id].lock();
@@ -227,11 +230,11 @@ void Hnsw::search_layer(const float* q, int ef, int layer, int exclude, Scratch&
       if (visited.insert(b[j])) fresh.push_back(b[j]);
     if (kLocked) locks_[c.id].unlock();
     const int found = static_cast<int>(fresh.size());
-    for (int j = 0; j < std::min(kPrefetchAhead, found); ++j) prefetch(vec(fresh[j]), bytes);
+    fresh_distances.resize(fresh.size());
+    l2_squared_to_rows(q, points_.data(), static_cast<size_t>(d), fresh.data(), found, d, fresh_distances.data());
     for (int j = 0; j < found; ++j) {
-      if (j + kPrefetchAhead < found) prefetch(vec(fresh[j + kPrefetchAhead]), bytes);
       const int e = fresh[j];
-      const float de = distance(q, e);
+      const float de = fresh_distances[static_cast<size_t>(j)];
       if (static_cast<int>(results.size()) < ef) {
         results.push_back({de, e});
         std::push_heap(results.begin(), results.end(), Nearer());

@@ -244,7 +244,7 @@ void register_parse_error(pybind11::module_& m) {
 PYBIND11_MODULE(ntp, m) {
   m.doc() = "Neural Theorem Provers: load a model and prove, answer, score, read rules; train from files or text.";
   m.attr("__version__") = ntp::build_info().version;
-  m.def("build", &ntp::build_line, "Which build this is: version, commit, native or portable, vector code, threads.");
+  m.def("build", &ntp::build_line, "Which build this is: version, commit, native or portable, the distance kernels chosen for this CPU, threads.");
   register_parse_error(m);
   ntp_python::bind_reasoner(m);
   ntp_python::bind_training(m);

@@ -10,12 +10,13 @@ struct BuildInfo {
   std::string version;    // the project's version, "0.1.0"
   std::string commit;     // `git describe --always --dirty` when configured; "unknown" outside git
   std::string target;     // "native" (-march of the building machine) or "portable" (baseline x86-64)
-  std::string vector_code;  // the widest SIMD the compiled code uses: "AVX-512", "AVX2", "SSE2", ...
+  std::string compiled_for;  // the widest SIMD the compiler was allowed everywhere: "SSE2" (portable), "AVX-512", ...
+  std::string vector_code;   // the distance kernels chosen at run time for this CPU: "AVX-512", "AVX", "SSE2"
   int openmp_threads = 1;   // threads OpenMP may use now
 };
 
 BuildInfo build_info();
-// One line: "ntp 0.1.0 (commit abc1234, native build, AVX2 vector code, 2 OpenMP threads)".
+// One line: "ntp 0.1.0 (commit abc1234, portable build for SSE2, AVX-512 distance kernels, 2 OpenMP threads)".
 std::string build_line();
 
 }  // namespace ntp

@@ -22,11 +22,11 @@ TEST_CASE("usage and help text match the stored reference") {
   const Run help = ntp("--help");
   CHECK(help.status == 0);
   CHECK(help.out == none.out);
-  // --version: the version, the commit, the kind of build, the vector code and the threads.
+  // --version: the version, the commit, the kind of build, the vector code chosen at run time and the threads.
   const Run version = ntp("--version");
   CHECK(version.status == 0);
   CHECK(version.out.rfind("ntp 0.1.0 (commit ", 0) == 0);
-  for (const char* part : {" build, ", " vector code, ", " OpenMP thread"}) CHECK(version.out.find(part) != std::string::npos);
+  for (const char* part : {" build for ", " distance kernels, ", " OpenMP thread"}) CHECK(version.out.find(part) != std::string::npos);
   const Run unknown = ntp("frobnicate");
   CHECK(unknown.status == 2);
   CHECK(unknown.err.rfind("ntp: unknown command 'frobnicate'", 0) == 0);
