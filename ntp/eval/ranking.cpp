@@ -50,7 +50,7 @@ SideRank rank_side(const CandidateFinder& finder, const Model& model, const Atom
     if (is_corruption(c)) maybe.push_back(c);
   std::vector<RankKey> keys = finder.keys(truth, slot, maybe);
   r.scored = static_cast<long long>(keys.size());
-  // Above the true triple without scoring: their ComplEx score alone beats it.
+  // Above the true triple without scoring: their ComplEx score with their proof floor beats it.
   for (int c : reach.above)
     if (is_corruption(c)) keys.push_back({std::numeric_limits<double>::infinity(), 0});
   r.side = slot;
@@ -63,14 +63,14 @@ SideRank rank_side(const CandidateFinder& finder, const Model& model, const Atom
 
 }  // namespace
 
-CandidateFinder::CandidateFinder(const Model& model, const ScoreOptions& options)
+CandidateFinder::CandidateFinder(const Model& model, const ScoreOptions& options, long long max_bound_work)
     : model_(model), options_(with_index(model, options)), rule_(scoring_rule(model, options.source)) {
   balls_ = options_.facts ? options_.facts->constant_lists() : nullptr;
   if (!balls_) {
     own_balls_ = std::make_unique<ConstantBalls>(model);
     balls_ = own_balls_.get();
   }
-  bounds_ = std::make_unique<SlotBounds>(model, *balls_);
+  bounds_ = std::make_unique<SlotBounds>(model, *balls_, max_bound_work);
 }
 
 CandidateFinder::~CandidateFinder() = default;
@@ -89,34 +89,45 @@ CandidateFinder::Reach CandidateFinder::reaching(const Atom& atom, int slot, dou
       if (link[c] >= target - kSlack) out.maybe.push_back(static_cast<int>(c));
     return out;
   }
-  // The proof score each constant needs; a constant whose ComplEx score
-  // alone beats the target is above it whatever its proofs.
+  // The proof score each constant needs; a constant whose proof floor
+  // joined with its ComplEx score already beats the target is above it
+  // whatever its proofs (the floor holds for an exact fact index only).
+  const std::vector<double> floor =
+      options_.facts->exact() ? bounds_->lower_bounds(atom, slot) : std::vector<double>(constants, 0.0);
   std::vector<double> need(constants, target);
   std::vector<int> open;
   for (std::size_t c = 0; c < constants; ++c) {
-    if (!link.empty() && join_scores(*rule_, 0.0, link[c]) > target + kSlack) {
+    if (join_scores(*rule_, floor[c], link.empty() ? 0.0 : link[c]) > target + kSlack) {
       out.above.push_back(static_cast<int>(c));
       continue;
     }
     if (!link.empty()) need[c] = least_proof_score(*rule_, target, link[c]);
     open.push_back(static_cast<int>(c));
   }
-  // The search is pruned at the least need of all but the kDirect constants
-  // that need the least, which are scored without a bound: one constant that
-  // needs almost nothing must not make the search visit everything.
+  // The search is pruned at tau, the least need of all but the `direct`
+  // constants that need the least (kDirect, or an eighth of a small KB's),
+  // which are scored without a bound: one constant that needs almost nothing
+  // must not make the search visit everything. A low true score leaves many
+  // constants needing little, and a tau so small that the search gives up;
+  // then 4x more are scored directly.
   std::vector<double> needs;
   for (int c : open) needs.push_back(need[static_cast<std::size_t>(c)]);
-  const std::size_t direct = std::min(needs.size(), kDirect);
-  double tau = 0;
-  if (direct < needs.size()) {
-    std::nth_element(needs.begin(), needs.begin() + static_cast<std::ptrdiff_t>(direct), needs.end());
-    tau = needs[direct];
+  std::sort(needs.begin(), needs.end());
+  for (std::size_t direct = std::min(kDirect, needs.size() / 8); direct < needs.size();
+       direct = std::max(4 * direct, kDirect)) {
+    const double tau = needs[direct];
+    const std::optional<std::vector<double>> bound = bounds_->upper_bounds(atom, slot, tau - kSlack);
+    if (!bound) continue;
+    for (int c : open) {
+      const std::size_t i = static_cast<std::size_t>(c);
+      if (need[i] < tau || need[i] <= kSlack || (*bound)[i] >= need[i] - kSlack) out.maybe.push_back(c);
+    }
+    return out;
   }
-  const std::vector<double> bound = bounds_->upper_bounds(atom, slot, tau - kSlack);
-  for (int c : open) {
-    const std::size_t i = static_cast<std::size_t>(c);
-    if (need[i] < tau || need[i] <= kSlack || bound[i] >= need[i] - kSlack) out.maybe.push_back(c);
-  }
+  // Too few to bound, or every search gave up: score all that a proof (which
+  // scores at most 1) can lift to the target.
+  for (int c : open)
+    if (need[static_cast<std::size_t>(c)] <= 1 + kSlack) out.maybe.push_back(c);
   return out;
 }
 
@@ -135,7 +146,7 @@ RankingResult evaluate_ranking(const Model& model, const std::vector<Atom>& test
     sides.emplace_back(t, 0);
     if (test[t].args.size() > 1) sides.emplace_back(t, static_cast<int>(test[t].args.size()) - 1);
   }
-  const CandidateFinder finder(model, options);
+  const CandidateFinder finder(model, options, ranking.max_bound_work);
   std::vector<SideRank> ranks(sides.size());
   std::vector<std::exception_ptr> errors(sides.size());  // an exception must not leave an OpenMP region
   std::mutex progress_mutex;

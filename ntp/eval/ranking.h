@@ -9,17 +9,23 @@
 //   2. from those, the proof score each c would need to reach t
 //      (least_proof_score), and the least of these, tau;
 //   3. an upper bound on every c's proof score from one search over all facts
-//      and rules with the argument left open, pruned at tau (SlotBounds);
+//      and rules with the argument left open, pruned at tau (SlotBounds); the
+//      few constants needing less than tau are scored without a bound, and
+//      when the search would visit too much, tau rises (4x more of them);
 //   4. the corruptions whose bound reaches their need are scored exactly, by
 //      the same code (rank_keys) and fact index as one-by-one ranking; every
 //      other one scores below t, so it is below the true triple whatever the
-//      tie rule.
+//      tie rule;
+//   5. but a corruption whose proof floor (SlotBounds::lower_bounds, with an
+//      exact index) joined with its ComplEx score already beats t is counted
+//      above the true triple without being scored.
 // The bounds hold for any set of facts the prover keeps (they are bounds over
 // all of them), so the ranks equal one-by-one ranks with the same index; use
 // an exact index (the default for ranking) to get the ranks of exact search.
 #pragma once
 
 #include "ntp/eval/evaluate.h"
+#include "ntp/prover/slot_bound.h"
 
 #include <cstddef>
 #include <functional>
@@ -30,7 +36,6 @@
 namespace ntp {
 
 class ConstantBalls;
-class SlotBounds;
 
 // What ranking and answering find candidates with: the model's scoring rule
 // and the bounds on what each constant can score at an open argument. Built
@@ -39,14 +44,16 @@ class SlotBounds;
 class CandidateFinder {
  public:
   // `options` as for rank_keys; its fact index is built here when empty.
-  CandidateFinder(const Model& model, const ScoreOptions& options);
+  // `max_bound_work`: what one bound search may do before it gives up.
+  CandidateFinder(const Model& model, const ScoreOptions& options, long long max_bound_work = SlotBounds::kMaxWork);
   ~CandidateFinder();
   CandidateFinder(const CandidateFinder&) = delete;
   CandidateFinder& operator=(const CandidateFinder&) = delete;
 
   // Where the constants c stand against `target` with c at argument `slot`
-  // of `atom`: above it for sure (their ComplEx score alone beats it), or
-  // maybe at or above it (to be scored); every other one scores below it.
+  // of `atom`: above it for sure (their ComplEx score, with the proof floor
+  // of an exact index, beats it), or maybe at or above it (to be scored);
+  // every other one scores below it.
   struct Reach {
     std::vector<int> above, maybe;  // ascending
   };
@@ -78,6 +85,9 @@ struct RankingOptions {
   // Called after each ranked side with (sides done, sides in all), from one
   // thread at a time.
   std::function<void(std::size_t, std::size_t)> progress;
+  // What one bound search may do before it gives up (and ranking scores
+  // more constants directly); tests make it small to take that path.
+  long long max_bound_work = SlotBounds::kMaxWork;
 };
 
 // One side of one test triple.

@@ -36,6 +36,10 @@ class ConstantBalls {
   // Each constant's listed nearest constants: listed() of them, nearest first.
   int listed() const { return neighbours_; }
   const int* listed_ids(int c) const { return ids_.data() + static_cast<std::size_t>(c) * static_cast<std::size_t>(neighbours_); }
+  // Their squared distances to c (float, as squared()).
+  const float* listed_squared(int c) const {
+    return squared_.data() + static_cast<std::size_t>(c) * static_cast<std::size_t>(neighbours_);
+  }
   // How many within() calls needed a scan of every constant (a ball wider than the list).
   long long scans() const { return scans_.load(std::memory_order_relaxed); }
 

@@ -90,7 +90,7 @@ struct SlotBounds::Search {
   }
 
   void prove(Partial s) {
-    if (gave_up || ++work > kMaxWork) {
+    if (gave_up || ++work > bounds.max_work_) {
       gave_up = true;
       return;
     }
@@ -188,11 +188,17 @@ struct SlotBounds::Search {
   }
 };
 
-SlotBounds::SlotBounds(const Model& model, const ConstantBalls& balls) : model_(model), balls_(balls) {
+SlotBounds::SlotBounds(const Model& model, const ConstantBalls& balls, long long max_work)
+    : model_(model), balls_(balls), max_work_(max_work) {
   const int rows = static_cast<int>(model.predicates.value.rows());
   predicate_kernels_.resize(rows, rows);
+  predicate_squared_.resize(rows, rows);
+  const ad::Matrix& predicates = model.predicates.value;
   for (int a = 0; a < rows; ++a)
-    for (int b = 0; b < rows; ++b) predicate_kernels_(a, b) = kernel(model, {Table::Predicate, a, b});
+    for (int b = 0; b < rows; ++b) {
+      predicate_kernels_(a, b) = kernel(model, {Table::Predicate, a, b});
+      predicate_squared_(a, b) = (predicates.row(a) - predicates.row(b)).squaredNorm();
+    }
   facts_of_.resize(static_cast<std::size_t>(model.num_kb_predicates));
   for (std::size_t f = 0; f < model.kb.facts.size(); ++f) {
     const Atom& fact = model.kb.facts[f];
@@ -217,7 +223,42 @@ std::vector<int> SlotBounds::fact_neighbours(int c) const {
   return out;
 }
 
-std::vector<double> SlotBounds::upper_bounds(const Atom& goal, int slot, double tau) const {
+std::vector<double> SlotBounds::lower_bounds(const Atom& goal, int slot) const {
+  const std::size_t constants = static_cast<std::size_t>(balls_.size());
+  constexpr double kFar = std::numeric_limits<double>::infinity();
+  // Each ground argument's squared distance to every constant, computed once.
+  std::vector<std::vector<double>> to_argument(goal.args.size());
+  for (std::size_t i = 0; i < goal.args.size(); ++i) {
+    if (static_cast<int>(i) == slot || goal.args[i] < 0) continue;
+    to_argument[i].resize(constants);
+    for (std::size_t e = 0; e < constants; ++e)
+      to_argument[i][e] = balls_.squared(goal.args[i], static_cast<int>(e));
+  }
+  // at_slot[e]: the least key distance, without the slot's term, of the
+  // facts that hold e at the slot.
+  std::vector<double> at_slot(constants, kFar);
+  for (const Atom& fact : model_.kb.facts) {
+    if (fact.args.size() != goal.args.size()) continue;
+    double partial = predicate_squared_(goal.predicate, fact.predicate);
+    for (std::size_t i = 0; i < fact.args.size(); ++i)
+      if (!to_argument[i].empty()) partial += to_argument[i][static_cast<std::size_t>(fact.args[i])];
+    double& best = at_slot[static_cast<std::size_t>(fact.args[static_cast<std::size_t>(slot)])];
+    best = std::min(best, partial);
+  }
+  std::vector<double> floor(constants, 0.0);
+  for (std::size_t c = 0; c < constants; ++c) {
+    const int* near = balls_.listed_ids(static_cast<int>(c));
+    const float* squared = balls_.listed_squared(static_cast<int>(c));
+    double nearest = at_slot[c];
+    for (int j = 0; j < balls_.listed(); ++j)
+      nearest = std::min(nearest, at_slot[static_cast<std::size_t>(near[j])] + static_cast<double>(squared[j]));
+    // Float parts: widened by more than their rounding, so the kernel only shrinks.
+    if (nearest < kFar) floor[c] = ad::rbf_of_squared_distance(nearest * (1 + 1e-4) + 1e-6);
+  }
+  return floor;
+}
+
+std::optional<std::vector<double>> SlotBounds::upper_bounds(const Atom& goal, int slot, double tau) const {
   const std::size_t constants = static_cast<std::size_t>(balls_.size());
   if (tau <= 0) return std::vector<double>(constants, 1.0);
   Search search{*this, tau, squared_radius_of_kernel(tau), {}, 0, 0, false};  // NOLINT: aggregate
@@ -233,14 +274,14 @@ std::vector<double> SlotBounds::upper_bounds(const Atom& goal, int slot, double 
   }
   start.stack.push_back(std::move(a));
   search.prove(std::move(start));
-  if (search.gave_up) return std::vector<double>(constants, 1.0);
+  if (search.gave_up) return std::nullopt;
 
   std::vector<double> bound(constants, search.anywhere >= tau ? search.anywhere : 0.0);
   std::vector<int> near;
   for (const auto& [e, rest] : search.sites) {
     near.clear();
     search.balls_within(e, near);
-    if (search.work > kMaxWork) return std::vector<double>(constants, 1.0);
+    if (search.work > max_work_) return std::nullopt;
     for (int c : near) {
       const double v = std::min(rest, search.constant_kernel(c, e));
       if (v >= tau) bound[static_cast<std::size_t>(c)] = std::max(bound[static_cast<std::size_t>(c)], v);

@@ -29,6 +29,7 @@
 #include <Eigen/Dense>
 
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -38,19 +39,31 @@ class SlotBounds {
  public:
   // Reads the model's embeddings now (kernel tables); `balls` must be built
   // on the same embeddings and outlive this object.
-  SlotBounds(const Model& model, const ConstantBalls& balls);
+  SlotBounds(const Model& model, const ConstantBalls& balls, long long max_work = kMaxWork);
 
   // b (C): for every constant c, the score of `goal` with c at argument
   // `slot` (the goal's own argument there is ignored) is at most b[c] when
-  // b[c] >= tau, and below tau when b[c] < tau. Thread-safe.
-  std::vector<double> upper_bounds(const Atom& goal, int slot, double tau) const;
+  // b[c] >= tau, and below tau when b[c] < tau. Nothing when the search gave
+  // up (max_work): a small tau reaches almost every fact. Thread-safe.
+  std::optional<std::vector<double>> upper_bounds(const Atom& goal, int slot, double tau) const;
+
+  // l (C): for every constant c, the proof score of `goal` with c at
+  // argument `slot` is at least l[c], *when the prover's facts are the
+  // nearest by key distance* (an exact fact index; any k). The nearest fact
+  // f* is no farther than any fact f, and every kernel of the proof through
+  // f* is at least k(D(f*)) (each of its squared distances is a part of the
+  // sum D), so l[c] = k(min_f D(goal_c, f)) over the facts f that hold c, or
+  // one of c's listed nearest constants, at the slot. One pass over the facts
+  // and the lists; ranking counts the corruptions whose floor already beats
+  // the true triple without proving them. Thread-safe.
+  std::vector<double> lower_bounds(const Atom& goal, int slot) const;
 
   // The constants that share a fact with constant c (any predicate, any position).
   std::vector<int> fact_neighbours(int c) const;
 
   // Work (partial proofs, kernels, ball members) a search may do before it
-  // gives up and bounds every constant by 1 (the caller then scores them
-  // all: slower, still exact).
+  // gives up (the caller then tries a larger tau, or scores every constant:
+  // slower, still exact).
   static constexpr long long kMaxWork = 4'000'000;
 
  private:
@@ -61,7 +74,9 @@ class SlotBounds {
 
   const Model& model_;
   const ConstantBalls& balls_;
+  long long max_work_;
   Eigen::MatrixXd predicate_kernels_;              // (rows, rows): every predicate row against every row
+  Eigen::MatrixXd predicate_squared_;              // (rows, rows): their squared distances
   std::vector<std::vector<int>> facts_of_;         // (P): fact ids of each KB predicate
   std::unordered_map<std::uint64_t, std::vector<int>> facts_by_constant_;  // key (g, position, e)
   std::vector<int> none_;

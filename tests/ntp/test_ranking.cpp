@@ -54,7 +54,7 @@ void draw_settings(Draw& draw, ntp::Model& model) {
 
 TEST_CASE("ranking through bounds gives the ranks of one-by-one ranking, on 300 random KBs") {
   omp_set_num_threads(1);
-  long long sides = 0, scored = 0, corruptions = 0, answers_checked = 0;
+  long long sides = 0, scored = 0, capped_scored = 0, corruptions = 0, answers_checked = 0;
   for (int i = 0; i < 300; ++i) {
     std::mt19937 rng(static_cast<std::uint32_t>(1000 + i));
     auto draw = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint32_t>(n)); };
@@ -73,7 +73,12 @@ TEST_CASE("ranking through bounds gives the ranks of one-by-one ranking, on 300 
     one_by_one.one_by_one = true;
     const ntp::RankingResult slow = ntp::evaluate_ranking(model, split.test, split.known, {}, one_by_one);
     const ntp::RankingResult fast = ntp::evaluate_ranking(model, split.test, split.known);
+    // Bound searches that give up (more constants scored directly, or all).
+    ntp::RankingOptions small_budget;
+    small_budget.max_bound_work = 20 + draw(200);
+    const ntp::RankingResult capped = ntp::evaluate_ranking(model, split.test, split.known, {}, small_budget);
     REQUIRE(fast.ranks.size() == slow.ranks.size());
+    REQUIRE(capped.ranks.size() == slow.ranks.size());
     for (std::size_t r = 0; r < fast.ranks.size(); ++r) {
       CAPTURE(r);
       CHECK(fast.ranks[r].mean == slow.ranks[r].mean);
@@ -81,6 +86,9 @@ TEST_CASE("ranking through bounds gives the ranks of one-by-one ranking, on 300 
       CHECK(fast.ranks[r].tied == slow.ranks[r].tied);
       CHECK(fast.ranks[r].corruptions == slow.ranks[r].corruptions);
       CHECK(slow.ranks[r].scored == slow.ranks[r].corruptions);
+      CHECK(capped.ranks[r].mean == slow.ranks[r].mean);
+      CHECK(capped.ranks[r].optimistic == slow.ranks[r].optimistic);
+      capped_scored += capped.ranks[r].scored;
       scored += fast.ranks[r].scored;
       corruptions += fast.ranks[r].corruptions;
       ++sides;
@@ -105,7 +113,8 @@ TEST_CASE("ranking through bounds gives the ranks of one-by-one ranking, on 300 
     ++answers_checked;
   }
   MESSAGE("sides ranked: " << sides << ", corruptions scored by the bounded ranking: " << scored << " of "
-                           << corruptions);
+                           << corruptions << " (" << capped_scored << " with searches that gave up)");
+  CHECK(capped_scored > scored);  // the small budget did make searches give up
   CHECK(sides > 300);
   CHECK(answers_checked > 100);
   CHECK(scored < corruptions);  // the bounds do leave candidates out
