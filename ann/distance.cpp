@@ -26,35 +26,34 @@ namespace {
 // and than hnswlib's AVX-512 kernel at d = 30, 60 and 300 (random rows, not
 // cached). Always inlined, so that each kernel below is compiled whole for
 // its own instruction set.
+typedef float V16 __attribute__((vector_size(64)));
+typedef float V8 __attribute__((vector_size(32)));
+typedef float V4 __attribute__((vector_size(16)));
+
+// acc += (a - b)^2 lane by lane over one vector V of floats (unaligned
+// loads). By reference: vectors wider than the baseline must not cross a
+// function boundary by value.
+template <class V>
+ANN_ALWAYS_INLINE void add_squared_difference(V& acc, const float* a, const float* b) {
+  V x, y;
+  std::memcpy(&x, a, sizeof(x));
+  std::memcpy(&y, b, sizeof(y));
+  const V t = x - y;
+  acc += t * t;
+}
+
 ANN_ALWAYS_INLINE float l2_body(const float* a, const float* b, int d) {
-  typedef float V16 __attribute__((vector_size(64)));
-  typedef float V8 __attribute__((vector_size(32)));
-  typedef float V4 __attribute__((vector_size(16)));
   V16 acc16 = {};
   int i = 0;
-  for (; i + 16 <= d; i += 16) {
-    V16 x, y;
-    std::memcpy(&x, a + i, sizeof(x));  // unaligned loads
-    std::memcpy(&y, b + i, sizeof(y));
-    const V16 t = x - y;
-    acc16 += t * t;
-  }
+  for (; i + 16 <= d; i += 16) add_squared_difference(acc16, a + i, b + i);
   V8 acc8 = {};
   if (i + 8 <= d) {
-    V8 x, y;
-    std::memcpy(&x, a + i, sizeof(x));
-    std::memcpy(&y, b + i, sizeof(y));
-    const V8 t = x - y;
-    acc8 = t * t;
+    add_squared_difference(acc8, a + i, b + i);
     i += 8;
   }
   V4 acc4 = {};
   if (i + 4 <= d) {
-    V4 x, y;
-    std::memcpy(&x, a + i, sizeof(x));
-    std::memcpy(&y, b + i, sizeof(y));
-    const V4 t = x - y;
-    acc4 = t * t;
+    add_squared_difference(acc4, a + i, b + i);
     i += 4;
   }
   float tail = 0.0f;

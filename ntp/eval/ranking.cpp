@@ -36,7 +36,7 @@ SideRank rank_side(const CandidateFinder& finder, const Model& model, const Atom
     reach.maybe.resize(static_cast<std::size_t>(model.kb.constants.size()));
     std::iota(reach.maybe.begin(), reach.maybe.end(), 0);
   } else {
-    reach = finder.reaching(truth, slot, true_key.score);
+    reach = finder.reaching(finder.side(truth, slot), true_key.score);
   }
   SideRank r;
   Atom corrupted = truth;
@@ -79,10 +79,17 @@ ScoreOptions CandidateFinder::with_index(const Model& model, const ScoreOptions&
   return scoring_rule(model, options.source) ? with_fact_index(model, options) : options;
 }
 
-CandidateFinder::Reach CandidateFinder::reaching(const Atom& atom, int slot, double target) const {
+CandidateFinder::Side CandidateFinder::side(const Atom& atom, int slot) const {
+  Side s{atom, slot, {}, {}};
+  if (!rule_ || *rule_ != Combine::Proof) s.link = complex_scores_at(model_, atom, slot);
+  // The floor holds for an exact fact index only.
+  if (rule_ && options_.facts->exact()) s.floor = bounds_->lower_bounds(atom, slot);
+  return s;
+}
+
+CandidateFinder::Reach CandidateFinder::reaching(const Side& side, double target) const {
   const std::size_t constants = static_cast<std::size_t>(model_.kb.constants.size());
-  std::vector<double> link;
-  if (!rule_ || *rule_ != Combine::Proof) link = complex_scores_at(model_, atom, slot);
+  const std::vector<double>& link = side.link;
   Reach out;
   if (!rule_) {  // ComplEx alone: no proofs to bound
     for (std::size_t c = 0; c < constants; ++c)
@@ -91,13 +98,12 @@ CandidateFinder::Reach CandidateFinder::reaching(const Atom& atom, int slot, dou
   }
   // The proof score each constant needs; a constant whose proof floor
   // joined with its ComplEx score already beats the target is above it
-  // whatever its proofs (the floor holds for an exact fact index only).
-  const std::vector<double> floor =
-      options_.facts->exact() ? bounds_->lower_bounds(atom, slot) : std::vector<double>(constants, 0.0);
+  // whatever its proofs.
   std::vector<double> need(constants, target);
   std::vector<int> open;
   for (std::size_t c = 0; c < constants; ++c) {
-    if (join_scores(*rule_, floor[c], link.empty() ? 0.0 : link[c]) > target + kSlack) {
+    const double floor = side.floor.empty() ? 0.0 : side.floor[c];
+    if (join_scores(*rule_, floor, link.empty() ? 0.0 : link[c]) > target + kSlack) {
       out.above.push_back(static_cast<int>(c));
       continue;
     }
@@ -116,7 +122,7 @@ CandidateFinder::Reach CandidateFinder::reaching(const Atom& atom, int slot, dou
   for (std::size_t direct = std::min(kDirect, needs.size() / 8); direct < needs.size();
        direct = std::max(4 * direct, kDirect)) {
     const double tau = needs[direct];
-    const std::optional<std::vector<double>> bound = bounds_->upper_bounds(atom, slot, tau - kSlack);
+    const std::optional<std::vector<double>> bound = bounds_->upper_bounds(side.atom, side.slot, tau - kSlack);
     if (!bound) continue;
     for (int c : open) {
       const std::size_t i = static_cast<std::size_t>(c);
@@ -180,15 +186,15 @@ RankingResult evaluate_ranking(const Model& model, const std::vector<Atom>& test
   return result;
 }
 
-std::vector<int> CandidateFinder::seeds(const Atom& atom, int slot, int top) const {
+std::vector<int> CandidateFinder::seeds(const Side& side, int top) const {
   std::vector<int> out;
-  for (std::size_t i = 0; i < atom.args.size(); ++i)
-    if (static_cast<int>(i) != slot && atom.args[i] >= 0) {
-      const std::vector<int> near = bounds_->fact_neighbours(atom.args[i]);
+  for (std::size_t i = 0; i < side.atom.args.size(); ++i)
+    if (static_cast<int>(i) != side.slot && side.atom.args[i] >= 0) {
+      const std::vector<int> near = bounds_->fact_neighbours(side.atom.args[i]);
       out.insert(out.end(), near.begin(), near.end());
     }
-  if (!rule_ || *rule_ != Combine::Proof) {
-    const std::vector<double> link = complex_scores_at(model_, atom, slot);
+  if (!side.link.empty()) {
+    const std::vector<double>& link = side.link;
     std::vector<int> order(link.size());
     std::iota(order.begin(), order.end(), 0);
     const std::size_t keep = std::min(order.size(), static_cast<std::size_t>(top) + kDirect);
@@ -217,7 +223,8 @@ std::vector<std::pair<int, RankKey>> best_constants(const CandidateFinder& finde
   // A first bar: the top-th best score among likely answers (constants that
   // share a fact with the query's, ComplEx's best); then every constant that
   // may clear it is scored, lowering the bar if fewer than `top` do.
-  score(finder.seeds(atom, slot, top));
+  const CandidateFinder::Side side = finder.side(atom, slot);
+  score(finder.seeds(side, top));
   std::vector<double> seen;
   for (const auto& s : scored) seen.push_back(s.second.score);
   std::sort(seen.begin(), seen.end(), std::greater<double>());
@@ -229,7 +236,7 @@ std::vector<std::pair<int, RankKey>> best_constants(const CandidateFinder& finde
       score(all);
       break;
     }
-    CandidateFinder::Reach reach = finder.reaching(atom, slot, target);
+    CandidateFinder::Reach reach = finder.reaching(side, target);
     score(reach.maybe);
     score(reach.above);
     if (cleared(target) >= top) break;

@@ -50,17 +50,27 @@ class CandidateFinder {
   CandidateFinder(const CandidateFinder&) = delete;
   CandidateFinder& operator=(const CandidateFinder&) = delete;
 
-  // Where the constants c stand against `target` with c at argument `slot`
-  // of `atom`: above it for sure (their ComplEx score, with the proof floor
-  // of an exact index, beats it), or maybe at or above it (to be scored);
-  // every other one scores below it.
+  // Argument `slot` of `atom` left open, with what every constant c there
+  // scores without being proven, computed once for any number of targets.
+  struct Side {
+    Atom atom;
+    int slot = 0;
+    std::vector<double> link;   // (C) ComplEx's score; empty when the rule has none
+    std::vector<double> floor;  // (C) the proof floor (lower_bounds); empty: 0 (no exact index)
+  };
+  Side side(const Atom& atom, int slot) const;
+  // Where the constants c stand against `target` at the side's open
+  // argument: above it for sure (their ComplEx score, with their proof
+  // floor, beats it), or maybe at or above it (to be scored); every other
+  // one scores below it.
   struct Reach {
     std::vector<int> above, maybe;  // ascending
   };
-  Reach reaching(const Atom& atom, int slot, double target) const;
-  // Likely good constants at `slot`, to set a first bar with: those sharing a
-  // fact with the atom's other constants, and ComplEx's best (top + 64).
-  std::vector<int> seeds(const Atom& atom, int slot, int top) const;
+  Reach reaching(const Side& side, double target) const;
+  // Likely good constants at the open argument, to set a first bar with:
+  // those sharing a fact with the atom's other constants, and ComplEx's best
+  // (top + 64).
+  std::vector<int> seeds(const Side& side, int top) const;
   // rank_keys of `atom` with each of `constants` at `slot`.
   std::vector<RankKey> keys(const Atom& atom, int slot, const std::vector<int>& constants) const;
   const Model& model() const { return model_; }

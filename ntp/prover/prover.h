@@ -105,7 +105,9 @@ struct GoalScores {
 GoalScores score_goals_with_support(const Model& model, const ProofBatch& batch);
 // The score of each path (min of its kernels), in ProofBatch::paths order.
 std::vector<double> path_scores(const Model& model, const ProofBatch& batch);
-// The kernel of one comparison with the model's current embeddings.
+// The squared distance of one comparison's two rows, with the model's current embeddings.
+double squared_distance(const Model& model, const Comparison& c);
+// The kernel of one comparison: ad::rbf_of_squared_distance of the above.
 double kernel(const Model& model, const Comparison& c);
 
 }  // namespace ntp

@@ -119,10 +119,12 @@ ad::Var score_goals(ad::Tape& t, Model& model, const ProofBatch& batch, double t
   return ad::segment_max(t, path_scores, matrix.segments);
 }
 
-double kernel(const Model& model, const Comparison& c) {
+double squared_distance(const Model& model, const Comparison& c) {
   const ad::Matrix& table = c.table == Table::Predicate ? model.predicates.value : model.constants.value;
-  return ad::rbf_of_squared_distance((table.row(c.a) - table.row(c.b)).squaredNorm());
+  return (table.row(c.a) - table.row(c.b)).squaredNorm();
 }
+
+double kernel(const Model& model, const Comparison& c) { return ad::rbf_of_squared_distance(squared_distance(model, c)); }
 
 namespace {
 

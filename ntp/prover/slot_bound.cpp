@@ -193,11 +193,10 @@ SlotBounds::SlotBounds(const Model& model, const ConstantBalls& balls, long long
   const int rows = static_cast<int>(model.predicates.value.rows());
   predicate_kernels_.resize(rows, rows);
   predicate_squared_.resize(rows, rows);
-  const ad::Matrix& predicates = model.predicates.value;
   for (int a = 0; a < rows; ++a)
     for (int b = 0; b < rows; ++b) {
-      predicate_kernels_(a, b) = kernel(model, {Table::Predicate, a, b});
-      predicate_squared_(a, b) = (predicates.row(a) - predicates.row(b)).squaredNorm();
+      predicate_squared_(a, b) = squared_distance(model, {Table::Predicate, a, b});
+      predicate_kernels_(a, b) = ad::rbf_of_squared_distance(predicate_squared_(a, b));
     }
   facts_of_.resize(static_cast<std::size_t>(model.num_kb_predicates));
   for (std::size_t f = 0; f < model.kb.facts.size(); ++f) {
