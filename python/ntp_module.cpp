@@ -148,7 +148,7 @@ std::string reasoner_repr(const PyReasoner& r) {
   const ntp::Model& model = r.reasoner.model();
   std::ostringstream s;
   s << "Reasoner(" << model.num_kb_predicates << " predicates, "
-    << model.predicates.value.rows() - model.num_kb_predicates << " rule slots, " << model.constants.value.rows()
+    << model.num_rule_slots << " rule slots, " << model.constants.value.rows()
     << " constants, " << model.kb.facts.size() << " facts, " << model.rules.size() << " rules, dim " << model.dim
     << ", depth " << model.prover.depth << ", k " << model.prover.k_facts << (model.prover.complex ? ", NTPλ" : "")
     << ")";

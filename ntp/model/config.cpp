@@ -23,6 +23,24 @@ bool combine_from_name(const std::string& name, Combine* rule) {
   return false;
 }
 
+const char* reformulator_name(Reformulator kind) {
+  switch (kind) {
+    case Reformulator::None: return "none";
+    case Reformulator::Linear: return "linear";
+    case Reformulator::Attentive: return "attentive";
+  }
+  return "?";
+}
+
+bool reformulator_from_name(const std::string& name, Reformulator* kind) {
+  for (const Reformulator k : {Reformulator::None, Reformulator::Linear, Reformulator::Attentive})
+    if (name == reformulator_name(k)) {
+      *kind = k;
+      return true;
+    }
+  return false;
+}
+
 bool is_fact_index_kind(const std::string& kind) {
   return kind == "auto" || kind == "table" || kind == "brute" || kind == "kdtree" || kind == "exact" || kind == "hnsw";
 }

@@ -21,6 +21,13 @@ const char* combine_name(Combine rule);  // "max", "mean", "proof"
 // The rule with that name; false if there is none.
 bool combine_from_name(const std::string& name, Combine* rule);
 
+// Conditional proving (ntp/model/conditional.h): how a conditional rule's
+// body predicates are computed from its goal's. None: plain rules.
+enum class Reformulator { None = 0, Linear = 1, Attentive = 2 };  // the values are stored in model files
+const char* reformulator_name(Reformulator kind);  // "none", "linear", "attentive"
+// The kind with that name; false if there is none.
+bool reformulator_from_name(const std::string& name, Reformulator* kind);
+
 // How proofs are searched. Stored in the model so that evaluation proves the
 // way training did (the CLI may override k and the index).
 struct ProverConfig {

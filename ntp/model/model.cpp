@@ -3,6 +3,7 @@
 
 #include "ntp/model/atomic_file.h"
 #include "ntp/model/binary_io.h"
+#include "ntp/model/conditional.h"
 #include "ntp/kb/limits.h"
 #include "ntp/kb/text.h"
 #include "autodiff/ops.h"
@@ -21,9 +22,11 @@ namespace ntp {
 namespace {
 
 constexpr char kMagic[8] = {'N', 'T', 'P', 'M', 'O', 'D', 'E', 'L'};
-constexpr std::uint32_t kVersion = 4;  // 2: ProverConfig::complex; 3: ProverConfig::combine; 4: rule attention
+// 2: ProverConfig::complex; 3: ProverConfig::combine; 4: rule attention; 5: conditional rules
+constexpr std::uint32_t kVersion = 5;
 // Version 2 files still load: they are NTPλ models with the max rule;
-// versions 2 and 3 are models without rule attention.
+// versions 2 and 3 are models without rule attention, 2 to 4 without
+// conditional rules.
 constexpr std::uint32_t kOldestVersion = 2;
 
 void init_uniform(ad::Parameter& p, std::mt19937_64& rng) {
@@ -124,7 +127,10 @@ void check_sizes(const KnowledgeBase& kb, int dim) {
 
 std::string Model::predicate_row_name(int row) const {
   if (row < num_kb_predicates) return kb.predicates.name(row);
-  return "#" + std::to_string(row - num_kb_predicates);
+  const int first_conditioned = num_kb_predicates + num_rule_slots;
+  if (row < first_conditioned) return "#" + std::to_string(row - num_kb_predicates);
+  const Conditioning::Row& c = conditioning.rows.at(static_cast<std::size_t>(row - first_conditioned));
+  return predicate_row_name(c.slot) + "[" + predicate_row_name(c.source) + "]";
 }
 
 Model make_model(KnowledgeBase kb, int dim, ProverConfig prover, std::uint64_t seed) {
@@ -148,6 +154,7 @@ Model make_model(KnowledgeBase kb, int dim, ProverConfig prover, std::uint64_t s
       slots += tpl.num_slots;
     }
   }
+  m.num_rule_slots = slots;
   m.predicates = ad::Parameter("predicates", m.num_kb_predicates + slots, dim);
   m.constants = ad::Parameter("constants", m.kb.constants.size(), dim);
   std::mt19937_64 rng(seed);
@@ -182,9 +189,11 @@ void write_model(const Model& m, std::ostream& out) {
   }
   w.i32(static_cast<std::int32_t>(m.filter_facts.size()));
   for (const Atom& f : m.filter_facts) { w.i32(f.predicate); w.ints(f.args); }
-  w.matrix(m.predicates.value);
+  w.matrix(m.predicates.value.topRows(m.num_kb_predicates + m.num_rule_slots));  // conditioned rows are recomputed
   w.matrix(m.constants.value);
   w.matrix(m.rule_attention.value);  // (0, 0) without attention
+  w.i32(static_cast<std::int32_t>(m.conditioning.kind));
+  w.matrix(m.conditioning.weights.value);  // (0, 0) without conditional rules
 }
 
 void save_model(const Model& m, const std::string& path) {
@@ -262,10 +271,36 @@ void put_tables(Reader& r, Model& m, ad::Matrix predicates, ad::Matrix constants
   m.predicates.value = std::move(predicates);
   m.constants.value = std::move(constants);
   if (attention.rows() > 0 || attention.cols() > 0) {
-    if (attention.rows() != m.predicates.value.rows() - m.num_kb_predicates || attention.cols() != m.num_kb_predicates)
+    if (attention.rows() != m.num_rule_slots || attention.cols() != m.num_kb_predicates)
       r.fail("corrupt model file (rule attention of shape " + ad::shape_of(attention) + ")");
     m.rule_attention = ad::Parameter("rule_attention", attention.rows(), attention.cols());
     m.rule_attention.value = std::move(attention);  // the slot rows stored above are its mix already
+  }
+}
+
+// The reformulator's kind and weights (version 5 on), checked against the
+// model's shapes, then the conditioned rows rebuilt from them.
+void put_conditioning(Reader& r, Model& m, std::int32_t kind, ad::Matrix weights) {
+  if (kind < 0 || kind > static_cast<std::int32_t>(Reformulator::Attentive))
+    r.fail("corrupt model file (reformulator " + std::to_string(kind) + ")");
+  if (kind == 0) {
+    if (weights.size() > 0) r.fail("corrupt model file (reformulator weights without a reformulator)");
+    return;
+  }
+  const Reformulator reformulator = static_cast<Reformulator>(kind);
+  const ad::Index cols = reformulator == Reformulator::Linear ? m.dim : m.num_kb_predicates;
+  if (weights.rows() != static_cast<ad::Index>(m.num_rule_slots) * m.dim || weights.cols() != cols)
+    r.fail("corrupt model file (reformulator weights of shape " + ad::shape_of(weights) + ")");
+  if (reformulator == Reformulator::Attentive && m.rule_attention.value.rows() == 0)
+    r.fail("corrupt model file (an attentive reformulator without rule attention)");
+  m.conditioning.kind = reformulator;
+  m.conditioning.weights = ad::Parameter("reformulator", weights.rows(), weights.cols());
+  m.conditioning.weights.value = std::move(weights);
+  for (Rule& rule : m.rules) rule.conditional = rule.head.predicate.id >= m.num_kb_predicates;
+  try {
+    index_conditioned_rows(m);
+  } catch (const std::invalid_argument& e) {
+    r.fail(std::string("corrupt model file (") + e.what() + ")");
   }
 }
 
@@ -283,26 +318,33 @@ Model load_model(std::istream& in, const std::string& path) {
   ad::Matrix predicates = r.matrix();
   ad::Matrix constants = r.matrix();
   ad::Matrix attention = version >= 4 ? r.matrix() : ad::Matrix();
+  const std::int32_t reformulator = version >= 5 ? r.i32() : 0;
+  ad::Matrix reformulator_weights = version >= 5 ? r.matrix() : ad::Matrix();
   check_ids(r, kb, filter_facts, dim, num_kb_predicates, predicates.rows());
   // Rebuild rules and tables deterministically, then overwrite the values.
   Model m = make_model(std::move(kb), dim, prover, 0);
   if (m.num_kb_predicates != num_kb_predicates) r.fail("corrupt model file (table shapes do not match the vocabularies and templates)");
   m.filter_facts = std::move(filter_facts);
   put_tables(r, m, std::move(predicates), std::move(constants), std::move(attention));
+  put_conditioning(r, m, reformulator, std::move(reformulator_weights));
   return m;
 }
 
 std::string to_string(const Model& m, const Rule& rule) {
+  return to_string(m, rule, rule.head.predicate.id);
+}
+
+std::string to_string(const Model& m, const Rule& rule, int goal_row) {
   const Template& tpl = m.kb.templates.at(static_cast<std::size_t>(rule.template_id));
-  auto text = [&](const RuleAtom& a) {
-    return atom_text(m.predicate_row_name(a.predicate.id), a.args.size(), [&](std::size_t i) {
+  auto text = [&](const RuleAtom& a, int row) {
+    return atom_text(m.predicate_row_name(row), a.args.size(), [&](std::size_t i) {
       const Term& t = a.args[i];
       return t.is_variable ? tpl.variable_names.at(static_cast<std::size_t>(t.id)) : m.kb.constants.name(t.id);
     });
   };
   std::vector<std::string> body;
-  for (const RuleAtom& a : rule.body) body.push_back(text(a));
-  return rule_text(text(rule.head), body);
+  for (std::size_t i = 0; i < rule.body.size(); ++i) body.push_back(text(rule.body[i], body_row(m, rule, i, goal_row)));
+  return rule_text(text(rule.head, rule.conditional ? goal_row : rule.head.predicate.id), body);
 }
 
 }  // namespace ntp

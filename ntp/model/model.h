@@ -18,6 +18,8 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace ntp {
@@ -29,6 +31,26 @@ struct Rule {
   std::vector<RuleAtom> body;
   int num_variables = 0;
   int template_id = 0;  // index into Model::templates
+  // Conditional proving (conditional.h): no head kernel, and the body's slots
+  // are rows conditioned on the goal's predicate.
+  bool conditional = false;
+};
+
+// The reformulator of a conditional model and the rows it makes
+// (conditional.h). Only `kind` and `weights` are stored in model files.
+struct Conditioning {
+  Reformulator kind = Reformulator::None;
+  // Slot s's matrix is rows [(s - P) d, (s - P + 1) d): (d, d) linear, (d, P) attentive.
+  ad::Parameter weights;
+  struct Row {
+    int slot = 0;    // the slot's predicate row
+    int source = 0;  // the predicate row of the goal it is conditioned on
+  };
+  std::vector<Row> rows;  // predicate row P + S + i is rows[i]
+  // [begin, end) indices into `rows`, one range per depth level: a level's
+  // sources all lie before it, so the levels can be computed in order.
+  std::vector<std::pair<int, int>> levels;
+  std::unordered_map<std::uint64_t, int> row_of;  // (slot, source) -> predicate row
 };
 
 struct Model {
@@ -36,17 +58,22 @@ struct Model {
   ProverConfig prover;
   int dim = 0;
   int num_kb_predicates = 0;   // P: rows of `predicates` that are KB symbols
-  ad::Parameter predicates;    // (P + S, dim)
+  int num_rule_slots = 0;      // S: rows of `predicates` after them that are rule slots
+  // (P + S + G, dim); the G conditioned rows of a conditional model
+  // (conditional.h) are computed from the others and never stored.
+  ad::Parameter predicates;
   ad::Parameter constants;     // (C, dim)
   std::vector<Rule> rules;
   // (S, P) logits when rule slots attend over the KB predicates
   // (rule_attention.h); 0 rows when slots have free embeddings.
   ad::Parameter rule_attention;
+  Conditioning conditioning;  // kind None: no conditional rules
   // True atoms seen at training time outside kb.facts (the --dev and --test
   // files), so that a filtered ranking can exclude them by default.
   std::vector<Atom> filter_facts;
 
-  // Name of predicate-table row `row`: the KB name, or "#<row - P>" for a slot.
+  // Name of predicate-table row `row`: the KB name, "#<row - P>" for a slot,
+  // or "#<slot>[<source>]" for a conditioned row.
   std::string predicate_row_name(int row) const;
 };
 
@@ -73,5 +100,9 @@ Model load_model(std::istream& in, const std::string& name);
 
 // "locatedIn(X, Y) :- #2(Y, X)"-style text of a rule with raw slot names.
 std::string to_string(const Model& model, const Rule& rule);
+// The same as the rule proves an atom of predicate row `goal_row`: a
+// conditional rule's head takes the goal's predicate and its body the
+// conditioned rows, e.g. "locatedIn(X, Y) :- #1[locatedIn](X, Z), ...".
+std::string to_string(const Model& model, const Rule& rule, int goal_row);
 
 }  // namespace ntp

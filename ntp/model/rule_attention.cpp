@@ -10,15 +10,9 @@ namespace ntp {
 
 namespace {
 
-// The logits enter the softmax multiplied by this: an optimiser moves a
-// parameter by about its learning rate per step whatever the gradient's size
-// (Adam), so at NTP's 1e-3 a raw logit moves ~1 in a thousand steps, too
-// little for a slot to settle on one of P predicates. On the family KB (dev,
-// seeds 1-3, 30 epochs) scale 1 decoded no planted rule at >= 0.5, 10 gave
-// 3-4 and 30 gave 3-4 with the best dev MRR (docs/RESULTS.md, family KB).
-constexpr double kLogitScale = 30;
+constexpr double kLogitScale = kAttentionLogitScale;
 
-int num_slots(const Model& m) { return static_cast<int>(m.predicates.value.rows()) - m.num_kb_predicates; }
+int num_slots(const Model& m) { return m.num_rule_slots; }
 
 std::vector<ad::Index> all_rows(ad::Index n) {
   std::vector<ad::Index> rows(static_cast<std::size_t>(n));
@@ -38,8 +32,14 @@ void add_rule_attention(Model& m, std::uint64_t seed) {
   refresh_attended_slots(m);
 }
 
+ad::Matrix scaled_attention_logits(const Model& m) { return kLogitScale * m.rule_attention.value; }
+
+ad::Var scaled_attention_logits(ad::Tape& t, Model& m) {
+  return ad::scale(t, ad::gather(t, m.rule_attention, all_rows(num_slots(m))), kLogitScale);  // (S, P)
+}
+
 ad::Matrix rule_attention_weights(const Model& m) {
-  const ad::Matrix logits = kLogitScale * m.rule_attention.value;  // (S, P)
+  const ad::Matrix logits = scaled_attention_logits(m);  // (S, P)
   ad::Matrix w = (logits.colwise() - logits.rowwise().maxCoeff()).array().exp().matrix();
   return w.array().colwise() / w.rowwise().sum().array();
 }
@@ -47,12 +47,12 @@ ad::Matrix rule_attention_weights(const Model& m) {
 void refresh_attended_slots(Model& m) {
   if (!has_rule_attention(m) || m.num_kb_predicates == 0) return;
   const ad::Index p = m.num_kb_predicates;
-  m.predicates.value.bottomRows(num_slots(m)) = rule_attention_weights(m) * m.predicates.value.topRows(p);
+  m.predicates.value.middleRows(p, num_slots(m)) = rule_attention_weights(m) * m.predicates.value.topRows(p);
 }
 
 ad::Var attended_predicate_table(ad::Tape& t, Model& m) {
   const ad::Var relations = ad::gather(t, m.predicates, all_rows(m.num_kb_predicates));            // (P, d)
-  const ad::Var weights = ad::softmax_rows(t, ad::scale(t, ad::gather(t, m.rule_attention, all_rows(num_slots(m))), kLogitScale));  // (S, P)
+  const ad::Var weights = ad::softmax_rows(t, scaled_attention_logits(t, m));  // (S, P)
   return ad::concat_rows(t, {relations, ad::matmul(t, weights, relations)});                     // (P + S, d)
 }
 

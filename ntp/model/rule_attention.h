@@ -7,7 +7,7 @@
 // is: the rule then proves nothing a user can read. With attention the slot
 // has no embedding of its own; it is a convex mix of the P KB predicates',
 //     θ_s = Σ_p softmax(c a_s)_p θ_p,
-// with learnable logits a_s and a fixed scale c (rule_attention.cpp says why) (Model::rule_attention, one row per slot, one
+// with learnable logits a_s and a fixed scale c (kAttentionLogitScale says why) (Model::rule_attention, one row per slot, one
 // column per KB predicate). The slot can only lie inside the hull of real
 // relations, and its rule is read off the attention: slot s means the
 // predicate argmax_p softmax(a_s)_p, believed with that weight (rules.h).
@@ -26,6 +26,14 @@
 
 namespace ntp {
 
+// The logits enter the softmax multiplied by this: an optimiser moves a
+// parameter by about its learning rate per step whatever the gradient's size
+// (Adam), so at NTP's 1e-3 a raw logit moves ~1 in a thousand steps, too
+// little for a slot to settle on one of P predicates. On the family KB (dev,
+// seeds 1-3, 30 epochs) scale 1 decoded no planted rule at >= 0.5, 10 gave
+// 3-4 and 30 gave 3-4 with the best dev MRR (docs/RESULTS.md, family KB).
+inline constexpr double kAttentionLogitScale = 30;
+
 bool has_rule_attention(const Model& model);
 // Gives every slot attention logits, c a_s uniform in [-1, 1] from `seed` (a stream
 // apart from the embeddings', which stay as without attention), and rewrites
@@ -33,6 +41,10 @@ bool has_rule_attention(const Model& model);
 void add_rule_attention(Model& model, std::uint64_t seed);
 // (S, P): each slot's weights over the KB predicates, rows summing to 1.
 ad::Matrix rule_attention_weights(const Model& model);
+// (S, P): the logits those weights are the row-wise softmax of (c a_s), plain
+// and on the tape.
+ad::Matrix scaled_attention_logits(const Model& model);
+ad::Var scaled_attention_logits(ad::Tape& tape, Model& model);
 // Rewrites the slot rows of model.predicates.value with the current mix.
 void refresh_attended_slots(Model& model);
 // (P + S, d) on the tape: the KB predicates' rows, then each slot's mix, so

@@ -16,11 +16,17 @@
 
 namespace ntp {
 
-// Rules with confidence >= min_confidence, highest confidence first.
+// Rules with confidence >= min_confidence, highest confidence first; a
+// conditional rule once for every KB predicate of its head's arity.
 std::vector<InducedRule> induced_rules(const Model& model, double min_confidence);
 
-// Every rule's reading and confidence, by rule index (Model::rules order),
-// for explaining the proofs that use them.
+// Rule `rule` (a Model::rules index) read as it proves an atom of predicate
+// row `goal_row`: a conditional rule reads differently for every goal
+// (conditional.h); the others ignore the row.
+InducedRule read_rule(const Model& model, int rule, int goal_row);
+
+// Every plain rule's reading and confidence, by rule index (Model::rules
+// order; "" for a conditional rule: read_rule), for explaining proofs.
 struct RuleReadings {
   std::vector<std::string> text;
   std::vector<double> confidence;

@@ -7,6 +7,8 @@
 // front atom is proven next), and a name -> term map mirrors its bindings.
 #include "ntp/prover/explain.h"
 
+#include "ntp/model/conditional.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -96,7 +98,12 @@ class Replay {
       step.matches.push_back({symbol_name(model_, c.table, c.a), symbol_name(model_, c.table, c.b), k});
       step.score = std::min(step.score, k);
     }
-    if (s.by_rule) {
+    if (s.by_rule && model_.rules.at(static_cast<std::size_t>(s.id)).conditional) {
+      const InducedRule read = read_rule(model_, s.id, asked.predicate_row);  // its reading depends on the goal
+      step.reading = read.text;
+      step.confidence = read.confidence;
+      apply_rule(model_.rules.at(static_cast<std::size_t>(s.id)), asked, step);
+    } else if (s.by_rule) {
       step.reading = readings.text.at(static_cast<std::size_t>(s.id));
       step.confidence = readings.confidence.at(static_cast<std::size_t>(s.id));
       apply_rule(model_.rules.at(static_cast<std::size_t>(s.id)), asked, step);
@@ -110,7 +117,7 @@ class Replay {
   // As the prover's apply_rule: head unified with the atom asked, body in front.
   void apply_rule(const Rule& rule, const NamedAtom& asked, Step& step) {
     const Template& tpl = model_.kb.templates.at(static_cast<std::size_t>(rule.template_id));
-    step.used = to_string(model_, rule);
+    step.used = to_string(model_, rule, asked.predicate_row);
     // X, Y, Z the first time, X_2, Y_2, Z_2 the second...
     ++rule_applications_;
     const std::string suffix = rule_applications_ == 1 ? "" : "_" + std::to_string(rule_applications_);
@@ -123,9 +130,9 @@ class Replay {
     for (std::size_t i = 0; i < rule.head.args.size() && i < asked.terms.size(); ++i)
       bindings_.unify(term(rule.head.args[i]), asked.terms[i], step.substitution);
     std::vector<NamedAtom> body;
-    for (const RuleAtom& b : rule.body) {
-      NamedAtom a{b.predicate.id, {}};
-      for (const Term& t : b.args) a.terms.push_back(term(t));
+    for (std::size_t i = 0; i < rule.body.size(); ++i) {
+      NamedAtom a{body_row(model_, rule, i, asked.predicate_row), {}};
+      for (const Term& t : rule.body[i].args) a.terms.push_back(term(t));
       body.push_back(std::move(a));
     }
     pending_.insert(pending_.begin(), body.begin(), body.end());

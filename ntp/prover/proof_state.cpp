@@ -2,6 +2,8 @@
 // proof_state.h).
 #include "ntp/prover/proof_state.h"
 
+#include "ntp/model/conditional.h"
+
 #include <algorithm>
 
 namespace ntp {
@@ -69,12 +71,13 @@ State apply_rule(const Model& model, const State& s, int r) {
   child.binding.resize(child.binding.size() + static_cast<std::size_t>(rule.num_variables), kUnbound);
   auto rename = [&](const Term& t) { return t.is_variable ? var_term(offset + t.id) : t.id; };
 
-  child.comparisons.push_back({Table::Predicate, atom.predicate_row, rule.head.predicate.id});
+  if (!rule.conditional) child.comparisons.push_back({Table::Predicate, atom.predicate_row, rule.head.predicate.id});
   for (std::size_t i = 0; i < atom.args.size(); ++i) unify_terms(child, rename(rule.head.args[i]), atom.args[i]);
   std::vector<PendingAtom> body;
-  for (const RuleAtom& b : rule.body) {
-    PendingAtom p{b.predicate.id, {}, atom.depth_left - 1};  // siblings keep their own depth, as in NTP's `and`
-    for (const Term& t : b.args) p.args.push_back(rename(t));
+  for (std::size_t i = 0; i < rule.body.size(); ++i) {
+    // siblings keep their own depth, as in NTP's `and`
+    PendingAtom p{body_row(model, rule, i, atom.predicate_row), {}, atom.depth_left - 1};
+    for (const Term& t : rule.body[i].args) p.args.push_back(rename(t));
     body.push_back(std::move(p));
   }
   child.stack.insert(child.stack.begin(), body.begin(), body.end());

@@ -11,7 +11,9 @@ std::vector<int> nearest_rules(const Model& model, int row, int arity, int k) {
   for (std::size_t r = 0; r < model.rules.size(); ++r) {
     const RuleAtom& head = model.rules[r].head;
     if (static_cast<int>(head.args.size()) != arity) continue;
-    const float dist = k > 0 ? static_cast<float>((model.predicates.value.row(head.predicate.id) - goal).squaredNorm()) : 0.0f;
+    // A conditional rule has no head to compare: it is always among the nearest.
+    const bool near = k <= 0 || model.rules[r].conditional;
+    const float dist = !near ? static_cast<float>((model.predicates.value.row(head.predicate.id) - goal).squaredNorm()) : 0.0f;
     scored.emplace_back(dist, static_cast<int>(r));
   }
   std::vector<int> ids;

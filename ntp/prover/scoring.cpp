@@ -4,6 +4,7 @@
 // The kernel k itself is ad::rbf_of_squared_distance.
 #include "ntp/prover/prover.h"
 
+#include "ntp/model/conditional.h"
 #include "ntp/model/rule_attention.h"
 
 #include <algorithm>
@@ -61,9 +62,10 @@ ad::Var kernels_on_tape(ad::Tape& t, Model& model, const KernelLayout& layout) {
   std::vector<ad::Var> parts;
   const std::vector<ad::Index>& predicate_a = layout.rows_a[kPredicateTable];
   const std::vector<ad::Index>& predicate_b = layout.rows_b[kPredicateTable];
-  if (!predicate_a.empty() && has_rule_attention(model)) {
-    // Slots are mixes of the KB predicates: all rows, read by table row.
-    const ad::Var predicates = attended_predicate_table(t, model);  // (P + S, d)
+  if (!predicate_a.empty() && (has_rule_attention(model) || has_conditioning(model))) {
+    // Slots are mixes of the KB predicates, or rows are computed from the
+    // goal's: all rows, read by table row.
+    const ad::Var predicates = predicate_table(t, model);  // (P + S + G, d)
     parts.push_back(ad::rbf_kernel_rows(t, predicates, predicate_a, predicates, predicate_b));
   } else if (!predicate_a.empty()) {
     parts.push_back(table_kernels(t, model.predicates, predicate_a, predicate_b));

@@ -2,6 +2,7 @@
 #include "ntp/prover/slot_bound.h"
 
 #include "autodiff/ops.h"
+#include "ntp/model/conditional.h"
 #include "ntp/prover/proof_state.h"
 #include "ntp/prover/prover.h"
 
@@ -166,7 +167,7 @@ struct SlotBounds::Search {
   void by_rules(const Partial& s, const PendingAtom& atom) {
     for (const Rule& rule : bounds.model_.rules) {
       if (rule.head.args.size() != atom.args.size()) continue;
-      const double kh = bounds.predicate_kernels_(atom.predicate_row, rule.head.predicate.id);
+      const double kh = rule.conditional ? 1.0 : bounds.predicate_kernels_(atom.predicate_row, rule.head.predicate.id);
       if (std::min(s.rest, kh) < tau) continue;
       Partial child = s;
       child.rest = std::min(child.rest, kh);
@@ -177,9 +178,9 @@ struct SlotBounds::Search {
         unify(child, rename(rule.head.args[i]), atom.args[i]);
       if (child.rest < tau) continue;
       std::vector<PendingAtom> body;
-      for (const RuleAtom& b : rule.body) {
-        PendingAtom p{b.predicate.id, {}, atom.depth_left - 1};
-        for (const Term& t : b.args) p.args.push_back(rename(t));
+      for (std::size_t i = 0; i < rule.body.size(); ++i) {
+        PendingAtom p{body_row(bounds.model_, rule, i, atom.predicate_row), {}, atom.depth_left - 1};
+        for (const Term& t : rule.body[i].args) p.args.push_back(rename(t));
         body.push_back(std::move(p));
       }
       child.stack.insert(child.stack.begin(), body.begin(), body.end());

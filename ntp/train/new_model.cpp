@@ -1,6 +1,7 @@
 // ntp/train/new_model.cpp: a fresh model for training (see new_model.h).
 #include "ntp/train/new_model.h"
 
+#include "ntp/model/conditional.h"
 #include "ntp/model/rule_attention.h"
 
 #include <utility>
@@ -11,6 +12,7 @@ Model new_model(TrainingData data, const ModelOptions& o) {
   check_options(o);
   Model m = make_model(std::move(data.kb), o.dim, o.prover, o.seed);
   if (o.attention) add_rule_attention(m, o.seed);
+  if (o.reformulator != Reformulator::None) add_conditioning(m, o.reformulator, o.seed);
   m.filter_facts = std::move(data.dev);
   m.filter_facts.insert(m.filter_facts.end(), data.test.begin(), data.test.end());
   return m;

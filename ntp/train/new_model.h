@@ -7,8 +7,8 @@
 
 namespace ntp {
 
-// A model with fresh embeddings over the data's KB (and rule attention when
-// asked); the dev and test atoms become Model::filter_facts. Throws
+// A model with fresh embeddings over the data's KB (and rule attention or
+// conditional rules when asked); the dev and test atoms become Model::filter_facts. Throws
 // std::invalid_argument for options out of range (check_options).
 Model new_model(TrainingData data, const ModelOptions& options);
 

@@ -92,6 +92,15 @@ void add_model_settings(std::vector<TrainOption>& t) {
                "rule slots are softmax mixes of the KB's predicates (GNTP's attention), so rules cannot drift "
                "away from real relations; `ntp rules` reads them off the attention",
                [](const S& s) { return text(s.model.attention); }, [](S& s, V v) { s.model.attention = read_bool(v); }});
+  t.push_back({"reformulator", OptionKind::Name,
+               "conditional proving (CTP): none, or linear or attentive, which compute the body predicates of "
+               "every rule whose head is a slot from the goal's predicate, so that one rule serves every relation "
+               "with its own body; attentive keeps them mixes of real relations (implies --attention)",
+               [](const S& s) { return std::string(reformulator_name(s.model.reformulator)); },
+               [](S& s, V v) {
+                 if (!reformulator_from_name(v, &s.model.reformulator))
+                   throw std::invalid_argument("is none, linear or attentive, got '" + v + "'");
+               }});
   t.push_back({"seed", OptionKind::Integer, "random seed", [](const S& s) { return std::to_string(s.model.seed); },
                [](S& s, V v) { s.model.seed = s.train.seed = read_seed(v); }});
 }

@@ -31,6 +31,9 @@ struct ModelOptions {
   ProverConfig prover = recipe_prover();
   std::uint64_t seed = 0;
   bool attention = false;  // rule slots attend over the KB predicates (rule_attention.h)
+  // Conditional proving (conditional.h): rules whose head is a slot get
+  // bodies computed from the goal. Attentive implies attention.
+  Reformulator reformulator = Reformulator::None;
 };
 void check_options(const ModelOptions& options);
 

@@ -3,6 +3,7 @@
 
 #include "ntp/index/make_fact_index.h"
 #include "ntp/model/complex.h"
+#include "ntp/model/conditional.h"
 #include "ntp/model/rule_attention.h"
 #include "ntp/train/non_finite_error.h"
 
@@ -22,10 +23,12 @@ std::unique_ptr<ad::Optimizer> optimizer_for(const TrainOptions& o) {
   return ad::make_optimizer(o.optimizer, settings);
 }
 
-// The embedding tables, and with rule attention its logits.
+// The embedding tables, with rule attention its logits, and with conditional
+// rules the reformulator's weights.
 std::vector<ad::Parameter*> trained_tables(Model& model) {
   std::vector<ad::Parameter*> tables = {&model.predicates, &model.constants};
   if (has_rule_attention(model)) tables.push_back(&model.rule_attention);
+  if (has_conditioning(model)) tables.push_back(&model.conditioning.weights);
   return tables;
 }
 
@@ -58,7 +61,9 @@ MovedRows rows_to_move(const Model& model) {
   MovedRows moved;
   moved.predicates.assign(model.predicates.touched.begin(), model.predicates.touched.end());
   moved.constants.assign(model.constants.touched.begin(), model.constants.touched.end());
-  if (has_rule_attention(model))  // every slot is a mix of the KB predicates, rewritten after each step
+  // Every slot is a mix of the KB predicates, every conditioned row a function
+  // of other rows: all are rewritten after each step.
+  if (has_rule_attention(model) || has_conditioning(model))
     for (int r = model.num_kb_predicates; r < model.predicates.value.rows(); ++r) moved.predicates.push_back(r);
   return moved;
 }
@@ -80,6 +85,7 @@ MovedRows update(Learner& l, const StepPosition& at) {
   const MovedRows moved = rows_to_move(l.model);
   l.optimizer->step(l.parameters);
   if (has_rule_attention(l.model)) refresh_attended_slots(l.model);  // the slots follow their logits
+  refresh_conditioned_rows(l.model);  // and conditioned rows the rows they are computed from
   check_finite(l.model, moved, at);
   return moved;
 }

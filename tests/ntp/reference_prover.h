@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -139,17 +140,26 @@ class Prover {
       const int offset = static_cast<int>(t.binding.size());  // the rule's variables, renamed apart
       t.binding.resize(t.binding.size() + static_cast<std::size_t>(rule.num_variables));
       auto rename = [&](ntp::Term x) { return x.is_variable ? variable(offset + x.id) : x; };
-      t.comparisons.push_back({ntp::Table::Predicate, g.predicate_row, rule.head.predicate.id});
+      if (!rule.conditional)  // a conditional rule has no head kernel
+        t.comparisons.push_back({ntp::Table::Predicate, g.predicate_row, rule.head.predicate.id});
       for (std::size_t i = 0; i < g.args.size(); ++i) unify(t, rename(rule.head.args[i]), g.args[i]);
       t.steps.push_back({true, static_cast<int>(r), resolved(t, g), depth_ - depth});
       std::vector<SearchAtom> body;
       for (const ntp::RuleAtom& b : rule.body) {
-        body.push_back({b.predicate.id, {}});
+        body.push_back({body_predicate(rule, b, g.predicate_row), {}});
         for (ntp::Term x : b.args) body.back().args.push_back(rename(x));
       }
       for (Proof& p : prove_and(body, 0, depth - 1, t)) out.push_back(std::move(p));
     }
     return out;
+  }
+
+  // A body atom's predicate row: its own, or for a conditional rule's slot
+  // the row that holds that slot conditioned on the goal's row.
+  int body_predicate(const ntp::Rule& rule, const ntp::RuleAtom& b, int goal_row) const {
+    if (!rule.conditional || b.predicate.id < model_.num_kb_predicates) return b.predicate.id;
+    const std::uint64_t key = (static_cast<std::uint64_t>(b.predicate.id) << 32) | static_cast<std::uint32_t>(goal_row);
+    return model_.conditioning.row_of.at(key);
   }
 
   // Proves body[first..] one atom after the other, each at `depth`.

@@ -1,6 +1,7 @@
 // Shared by the ntp tests: checks the gradients that a backward pass left in
-// a model's embedding tables (and rule attention logits, if any) against central finite differences of `loss`,
-// entry by entry (double precision; inputs must be away from kinks).
+// a model's embedding tables (and its rule attention logits and reformulator
+// weights, if any) against central finite differences of `loss`, entry by
+// entry (double precision; inputs must be away from kinks).
 #pragma once
 
 #include "ntp/model/model.h"
@@ -10,7 +11,7 @@
 #include <functional>
 
 inline void check_table_gradients(ntp::Model& m, const std::function<double()>& loss) {
-  for (ad::Parameter* table : {&m.predicates, &m.constants, &m.rule_attention})
+  for (ad::Parameter* table : {&m.predicates, &m.constants, &m.rule_attention, &m.conditioning.weights})
     for (ad::Index i = 0; i < table->value.size(); ++i) {
       double& x = table->value.data()[i];
       const double saved = x, eps = 1e-6;

@@ -8,6 +8,8 @@
 #include "table_gradcheck.h"
 #include "ntp/index/make_fact_index.h"
 
+#include "kb_from_text.h"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -21,17 +23,6 @@ namespace {
 using ntp::Atom;
 
 // A KB from .nl text and optional .nlt/.pl template text.
-ntp::KnowledgeBase make_kb(const std::string& facts, const std::string& templates = "", bool pl = false) {
-  ntp::KnowledgeBase kb;
-  std::istringstream in(facts);
-  for (const Atom& a : ntp::read_facts_nl(in, "facts.nl", kb, ntp::NewSymbols::Allow)) kb.add_fact(a);
-  if (!templates.empty()) {
-    std::istringstream t(templates);
-    kb.templates = pl ? ntp::read_templates_pl(t, "rules.pl", kb) : ntp::read_templates_nlt(t, "rules.nlt", kb);
-  }
-  return kb;
-}
-
 Atom atom(const ntp::Model& m, const std::string& text) { return ntp::parse_atom(text, m.kb); }
 
 // exp(-‖x - y‖) with the squared distance clipped, as the prover computes it.
@@ -56,7 +47,7 @@ ntp::ProverConfig exhaustive(int depth) {
 }  // namespace
 
 TEST_CASE("a ground goal scores max over facts of min over positions") {
-  ntp::Model m = ntp::make_model(make_kb("p(a,b).\np(c,d).\nq(a,d).\n"), 4, exhaustive(0), 3);
+  ntp::Model m = ntp::make_model(kb_from_text("p(a,b).\np(c,d).\nq(a,d).\n"), 4, exhaustive(0), 3);
   const int p = m.kb.predicates.find("p"), q = m.kb.predicates.find("q");
   const int a = m.kb.constants.find("a"), b = m.kb.constants.find("b"), c = m.kb.constants.find("c"),
             d = m.kb.constants.find("d");
@@ -73,7 +64,7 @@ TEST_CASE("a ground goal scores max over facts of min over positions") {
 }
 
 TEST_CASE("masking removes the fact being proven from its own proofs") {
-  ntp::Model m = ntp::make_model(make_kb("p(a,b).\np(c,d).\n"), 4, exhaustive(0), 5);
+  ntp::Model m = ntp::make_model(kb_from_text("p(a,b).\np(c,d).\n"), 4, exhaustive(0), 5);
   const Atom goal = atom(m, "p(a, b)");
   const int fact = 0;  // p(a,b) is the first fact
   REQUIRE(m.kb.facts[fact] == goal);
@@ -89,7 +80,7 @@ TEST_CASE("masking removes the fact being proven from its own proofs") {
 TEST_CASE("a rule binds variables and its body is proven from facts") {
   // With fixed predicates (a .pl gold rule), p(a, b) follows from q(b, a)
   // exactly: every kernel on that path compares a symbol with itself.
-  ntp::Model m = ntp::make_model(make_kb("q(b,a).\nq(c,c).\np(c,c).\n", "p(X, Y) :- q(Y, X)\n", true), 4,
+  ntp::Model m = ntp::make_model(kb_from_text("q(b,a).\nq(c,c).\np(c,c).\n", "p(X, Y) :- q(Y, X)\n", true), 4,
                                  exhaustive(1), 7);
   REQUIRE(m.rules.size() == 1);
   CHECK(prove(m, {{atom(m, "p(a, b)"), -1}})[0] == doctest::Approx(std::exp(-1e-3)));
@@ -120,7 +111,7 @@ TEST_CASE("proof support orders atoms whose best proofs tie, and nothing else") 
   // also proven through r. Their scores are equal (the clipped kernel of an
   // exact match), their support is not.
   ntp::Model m = ntp::make_model(
-      make_kb("q(a,b).\nq(a,c).\nr(a,b).\np(z,z).\n", "p(X, Y) :- q(X, Y)\np(X, Y) :- r(X, Y)\n", true), 4,
+      kb_from_text("q(a,b).\nq(a,c).\nr(a,b).\np(z,z).\n", "p(X, Y) :- q(X, Y)\np(X, Y) :- r(X, Y)\n", true), 4,
       exhaustive(1), 13);
   m.prover.k_facts = 1;  // NTP 2.0: one path per rule (exhaustive search keeps only the best path)
   const auto facts = ntp::make_fact_index(m, "table");
@@ -157,7 +148,7 @@ TEST_CASE("proof support orders atoms whose best proofs tie, and nothing else") 
 }
 
 TEST_CASE("a two-atom rule chains a variable through both body atoms") {
-  ntp::Model m = ntp::make_model(make_kb("f(a,b).\nf(b,c).\nf(c,d).\ng(d,d).\n", "g(X, Y) :- f(X, Z), f(Z, Y)\n", true),
+  ntp::Model m = ntp::make_model(kb_from_text("f(a,b).\nf(b,c).\nf(c,d).\ng(d,d).\n", "g(X, Y) :- f(X, Z), f(Z, Y)\n", true),
                                  6, exhaustive(1), 11);
   // g(a, c) holds through Z = b, with every kernel exact.
   CHECK(prove(m, {{atom(m, "g(a, c)"), -1}})[0] == doctest::Approx(std::exp(-1e-3)));
@@ -168,7 +159,7 @@ TEST_CASE("a two-atom rule chains a variable through both body atoms") {
 }
 
 TEST_CASE("a query variable is bound by the facts that prove it") {
-  ntp::Model m = ntp::make_model(make_kb("p(a,b).\np(c,d).\n"), 4, exhaustive(0), 13);
+  ntp::Model m = ntp::make_model(kb_from_text("p(a,b).\np(c,d).\n"), 4, exhaustive(0), 13);
   ntp::Goal goal{atom(m, "p(c, d)"), -1};
   goal.atom.args[1] = -1;  // p(c, Y)
   const auto facts = ntp::make_fact_index(m, "table");
@@ -184,7 +175,7 @@ TEST_CASE("a query variable is bound by the facts that prove it") {
 }
 
 TEST_CASE("tape scores equal plain scores, and their gradient matches finite differences") {
-  ntp::Model m = ntp::make_model(make_kb("p(a,b).\nq(b,c).\np(c,a).\nq(a,a).\n", "2 #1(X, Y) :- #2(Y, X).\n"), 5,
+  ntp::Model m = ntp::make_model(kb_from_text("p(a,b).\nq(b,c).\np(c,a).\nq(a,a).\n", "2 #1(X, Y) :- #2(Y, X).\n"), 5,
                                  exhaustive(1), 17);
   std::vector<ntp::Goal> goals{{atom(m, "p(a, b)"), 0}, {atom(m, "q(c, b)"), -1}, {atom(m, "p(b, c)"), -1}};
   const std::vector<double> labels{1, 0, 1};
@@ -206,7 +197,7 @@ TEST_CASE("tape scores equal plain scores, and their gradient matches finite dif
 }
 
 TEST_CASE("every fact index returns the same nearest facts on a small KB") {
-  ntp::Model m = ntp::make_model(make_kb("p(a,b).\np(b,c).\nq(c,a).\nq(a,b).\nr(b,b).\np(c,c).\n"), 8,
+  ntp::Model m = ntp::make_model(kb_from_text("p(a,b).\np(b,c).\nq(c,a).\nq(a,b).\nr(b,b).\np(c,c).\n"), 8,
                                  ntp::ProverConfig{}, 19);
   const auto table_index = ntp::make_fact_index(m, "table"), brute_index = ntp::make_fact_index(m, "brute"),
              kdtree_index = ntp::make_fact_index(m, "kdtree"), hnsw_index = ntp::make_fact_index(m, "hnsw");
@@ -235,7 +226,7 @@ TEST_CASE("every exact fact index, and HNSW on a small KB, finds what a full sca
   std::ostringstream facts;
   std::mt19937 rng(5);
   for (int i = 0; i < 300; ++i) facts << "p" << rng() % 4 << "(c" << rng() % 20 << ",c" << rng() % 20 << ").\n";
-  ntp::Model m = ntp::make_model(make_kb(facts.str(), "3 #1(X, Y) :- #2(Y, X).\n"), 3, ntp::ProverConfig{}, 7);
+  ntp::Model m = ntp::make_model(kb_from_text(facts.str(), "3 #1(X, Y) :- #2(Y, X).\n"), 3, ntp::ProverConfig{}, 7);
   for (const char* kind : {"table", "brute", "kdtree", "exact", "hnsw"}) {
   CAPTURE(kind);
   const auto index = ntp::make_fact_index(m, kind);
@@ -286,7 +277,7 @@ TEST_CASE("exhaustive branch and bound finds the same best proof as enumerating 
     for (int i = 0; i < num_facts; ++i)
       facts << (i % 3 == 0 ? "p" : i % 3 == 1 ? "q" : "r") << "(c" << rng() % num_constants << ",c"
             << rng() % num_constants << ").\n";
-    ntp::Model m = ntp::make_model(make_kb(facts.str(), "2 #1(X, Y) :- #2(X, Z), #3(Z, Y).\n1 #1(X, Y) :- #2(Y, X).\n"),
+    ntp::Model m = ntp::make_model(kb_from_text(facts.str(), "2 #1(X, Y) :- #2(X, Z), #3(Z, Y).\n1 #1(X, Y) :- #2(Y, X).\n"),
                                    2, exhaustive(depth), 31);
     std::vector<ntp::Goal> goals;
     for (int i = 0; i < static_cast<int>(m.kb.facts.size()); ++i)
@@ -305,7 +296,7 @@ TEST_CASE("exhaustive branch and bound finds the same best proof as enumerating 
 TEST_CASE("depth counts rule applications along one branch, not across sibling atoms") {
   // p(a, c) needs the p rule, then the q rule on each of its two body atoms:
   // nesting depth 2, although three rules are applied in all.
-  ntp::Model m = ntp::make_model(make_kb("r(a,b).\nr(b,c).\nq(c,c).\np(c,c).\n",
+  ntp::Model m = ntp::make_model(kb_from_text("r(a,b).\nr(b,c).\nq(c,c).\np(c,c).\n",
                                          "p(X, Y) :- q(X, Z), q(Z, Y)\nq(X, Y) :- r(X, Y)\n", true),
                                  4, exhaustive(2), 37);
   CHECK(prove(m, {{atom(m, "p(a, c)"), -1}})[0] == doctest::Approx(std::exp(-1e-3)));
@@ -325,7 +316,7 @@ TEST_CASE("goals searched in chunks across threads give the batch searched on on
     CAPTURE(k_facts);
     ntp::ProverConfig config = exhaustive(1);
     config.k_facts = k_facts;
-    ntp::Model m = ntp::make_model(make_kb(facts.str(), "2 #1(X, Y) :- #2(X, Z), #3(Z, Y).\n"), 2, config, 43);
+    ntp::Model m = ntp::make_model(kb_from_text(facts.str(), "2 #1(X, Y) :- #2(X, Z), #3(Z, Y).\n"), 2, config, 43);
     std::vector<ntp::Goal> goals;
     for (int i = 0; i < static_cast<int>(m.kb.facts.size()); ++i) goals.push_back({m.kb.facts[static_cast<std::size_t>(i)], i});
     const auto index = ntp::make_fact_index(m, "table");

@@ -13,6 +13,8 @@
 #include "table_gradcheck.h"
 #include "ntp/index/make_fact_index.h"
 
+#include "kb_from_text.h"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -20,15 +22,6 @@
 #include <sstream>
 
 namespace {
-
-ntp::KnowledgeBase make_kb(const std::string& facts, const std::string& templates) {
-  ntp::KnowledgeBase kb;
-  std::istringstream in(facts);
-  for (const ntp::Atom& a : ntp::read_facts_nl(in, "facts.nl", kb, ntp::NewSymbols::Allow)) kb.add_fact(a);
-  std::istringstream t(templates);
-  kb.templates = ntp::read_templates_nlt(t, "rules.nlt", kb);
-  return kb;
-}
 
 // r(a_i, b_i) for i = 1..10, its inverse s(b_i, a_i) for i = 1..7 only, and a
 // distractor q(a_i, a_{i+1}): the held-out inverses need s(X, Y) :- r(Y, X),
@@ -38,7 +31,7 @@ ntp::KnowledgeBase inverse_kb() {
   for (int i = 1; i <= 10; ++i) text << "r(a" << i << ",b" << i << ").\n";
   for (int i = 1; i <= 7; ++i) text << "s(b" << i << ",a" << i << ").\n";
   for (int i = 1; i <= 9; ++i) text << "q(a" << i << ",a" << i + 1 << ").\n";
-  return make_kb(text.str(), "2  #1(X, Y) :- #2(Y, X).\n");
+  return kb_from_text(text.str(), "2  #1(X, Y) :- #2(Y, X).\n");
 }
 
 }  // namespace

@@ -209,10 +209,21 @@ class Training(unittest.TestCase):
                                     optimizer="adagrad", explore=0.5, seed=3, quiet=True)
         self.assertEqual(again.score(["childOf(c2, p5)"]), r.score(["childOf(c2, p5)"]))
 
+    def test_conditional_rules_read_per_goal(self):
+        facts = "".join(f"parentOf(p{i}, c{i}).\nchildOf(c{i}, p{i}).\n" for i in range(8))
+        r = ntp.train_from_text(facts=facts, templates="1  #1(X, Y) :- #2(Y, X).\n", dim=4, epochs=2,
+                                reformulator="attentive", seed=3, quiet=True)
+        heads = sorted(rule.text.split("(")[0] for rule in r.rules(min_confidence=0))
+        self.assertEqual(heads, ["childOf", "parentOf"])  # one rule, read once for each goal relation
+        self.assertIn("rule slots", repr(r))
+        with self.assertRaisesRegex(ValueError, "reformulator is none, linear or attentive, got 'bilinear'"):
+            ntp.train_from_text(facts, reformulator="bilinear")
+
     def test_options_are_the_command_lines(self):
         names = list(ntp.train_options())
         self.assertEqual(names[:4], ["dim", "depth", "k", "k_rules"])
-        for name in ["recall_every", "eval_every", "keep", "resume", "log", "profile", "refresh", "attention"]:
+        for name in ["recall_every", "eval_every", "keep", "resume", "log", "profile", "refresh", "attention",
+                     "reformulator"]:
             self.assertIn(name, names)
         self.assertEqual(ntp.train_options()["lr"][0], "0.01")
         help_text = cli("train", "--help")

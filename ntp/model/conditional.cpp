@@ -1,0 +1,175 @@
+// ntp/model/conditional.cpp: rule bodies computed from the goal (see conditional.h).
+#include "ntp/model/conditional.h"
+
+#include "autodiff/ops.h"
+#include "ntp/model/rule_attention.h"
+
+#include <numeric>
+#include <set>
+#include <stdexcept>
+
+namespace ntp {
+
+namespace {
+
+std::uint64_t row_key(int slot, int source) {
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(slot)) << 32) | static_cast<std::uint32_t>(source);
+}
+
+std::vector<ad::Index> row_range(ad::Index begin, ad::Index count) {
+  std::vector<ad::Index> rows(static_cast<std::size_t>(count));
+  std::iota(rows.begin(), rows.end(), begin);
+  return rows;
+}
+
+// The rows of the reformulator's weights that hold slot row `slot`'s matrix.
+std::vector<ad::Index> weight_block(const Model& m, int slot) {
+  return row_range(static_cast<ad::Index>(slot - m.num_kb_predicates) * m.dim, m.dim);
+}
+
+// Grows (or shrinks) the predicate table to P + S + G rows, keeping the
+// first P + S.
+void fit_table(Model& m) {
+  const ad::Index kept = m.num_kb_predicates + m.num_rule_slots;
+  const ad::Index rows = kept + static_cast<ad::Index>(m.conditioning.rows.size());
+  if (m.predicates.value.rows() == rows) return;
+  ad::Parameter grown(m.predicates.name, rows, m.dim);
+  grown.value.topRows(kept) = m.predicates.value.topRows(kept);
+  m.predicates = std::move(grown);
+}
+
+// (P + S, d) on the tape: the KB predicates and the slots (their mix, with
+// rule attention).
+ad::Var base_table(ad::Tape& t, Model& m) {
+  if (has_rule_attention(m)) return attended_predicate_table(t, m);
+  return ad::gather(t, m.predicates, row_range(0, m.num_kb_predicates + m.num_rule_slots));
+}
+
+// (n, d): slot row `slot` conditioned on each of the n `sources`, rows of
+// `table` (the predicate rows computed so far).
+ad::Var conditioned(ad::Tape& t, Model& m, ad::Var table, ad::Var logits, int slot, const std::vector<ad::Index>& sources) {
+  const ad::Index n = static_cast<ad::Index>(sources.size());
+  const ad::Var goals = ad::gather_rows(t, table, sources);                             // (n, d)
+  const ad::Var weights = ad::gather(t, m.conditioning.weights, weight_block(m, slot));  // (d, d) or (d, P)
+  const ad::Var ones = t.constant(ad::Matrix::Ones(n, 1));                               // broadcasts a row to n
+  if (m.conditioning.kind == Reformulator::Linear) {
+    const ad::Var shift = ad::matmul(t, goals, weights);
+    const ad::Var own = ad::gather_rows(t, table, {slot});                               // (1, d)
+    return ad::add(t, ad::matmul(t, ones, own), shift);                                  // θ_s + g W_s
+  }
+  const ad::Var own = ad::gather_rows(t, logits, {slot - m.num_kb_predicates});          // (1, P): c a_s
+  const ad::Var shift = ad::scale(t, ad::matmul(t, goals, weights), kAttentionLogitScale);  // c g A_s
+  const ad::Var attention = ad::softmax_rows(t, ad::add(t, ad::matmul(t, ones, own), shift));   // (n, P)
+  const ad::Var relations = ad::gather_rows(t, table, row_range(0, m.num_kb_predicates));       // (P, d)
+  return ad::matmul(t, attention, relations);                                            // softmax(c (a_s + g A_s)) E
+}
+
+}  // namespace
+
+bool has_conditioning(const Model& m) { return m.conditioning.kind != Reformulator::None; }
+
+void add_conditioning(Model& m, Reformulator kind, std::uint64_t seed) {
+  if (kind == Reformulator::None) throw std::invalid_argument("add_conditioning: no reformulator given");
+  if (has_conditioning(m)) throw std::invalid_argument("add_conditioning: the model's rules are conditional already");
+  if (kind == Reformulator::Attentive && !has_rule_attention(m)) add_rule_attention(m, seed);
+  m.conditioning.kind = kind;
+  const int cols = kind == Reformulator::Linear ? m.dim : m.num_kb_predicates;
+  m.conditioning.weights = ad::Parameter("reformulator", static_cast<ad::Index>(m.num_rule_slots) * m.dim, cols);
+  for (Rule& r : m.rules) r.conditional = r.head.predicate.id >= m.num_kb_predicates;
+  index_conditioned_rows(m);
+}
+
+// The most conditioned rows' entries (rows x d) a model may have: deep
+// searches multiply them by the body slots at every level.
+constexpr long long kMaxConditionedEntries = 1LL << 28;
+
+// Level by level from the goals (KB predicates, `depth` rule applications
+// left): the rows that the bodies of the rules applied at that level ask,
+// conditioned rows made for every (slot, asking row) pair not made yet.
+void index_conditioned_rows(Model& m) {
+  Conditioning& c = m.conditioning;
+  c.rows.clear();
+  c.levels.clear();
+  c.row_of.clear();
+  const int first = m.num_kb_predicates + m.num_rule_slots;
+  std::vector<int> asking(static_cast<std::size_t>(m.num_kb_predicates));
+  std::iota(asking.begin(), asking.end(), 0);
+  for (int left = m.prover.depth; left >= 1 && has_conditioning(m); --left) {
+    long long body_slots = 0;
+    for (const Rule& r : m.rules)
+      for (const RuleAtom& b : r.body) body_slots += r.conditional && b.predicate.id >= m.num_kb_predicates;
+    if ((static_cast<long long>(c.rows.size()) + body_slots * static_cast<long long>(asking.size())) * m.dim >
+        kMaxConditionedEntries)
+      throw std::invalid_argument("conditional rules at depth " + std::to_string(m.prover.depth) + " would need over " +
+                                  std::to_string(kMaxConditionedEntries / m.dim) +
+                                  " conditioned predicate rows: use a smaller depth or fewer rule templates");
+    std::set<std::pair<int, int>> wanted;  // (slot, source), sorted: a slot's rows lie together
+    std::set<int> asked;                   // the body atoms' rows, one level down
+    for (int q : asking)
+      for (const Rule& r : m.rules)
+        for (const RuleAtom& b : r.body) {
+          if (r.conditional && b.predicate.id >= m.num_kb_predicates) wanted.emplace(b.predicate.id, q);
+          else asked.insert(b.predicate.id);
+        }
+    const int begin = static_cast<int>(c.rows.size());
+    for (const auto& [slot, source] : wanted) {
+      const auto [it, added] = c.row_of.emplace(row_key(slot, source), first + static_cast<int>(c.rows.size()));
+      if (added) c.rows.push_back({slot, source});
+      asked.insert(it->second);
+    }
+    c.levels.emplace_back(begin, static_cast<int>(c.rows.size()));
+    asking.assign(asked.begin(), asked.end());
+  }
+  fit_table(m);
+  refresh_conditioned_rows(m);
+}
+
+void refresh_conditioned_rows(Model& m) {
+  if (m.conditioning.rows.empty()) return;
+  ad::Tape t;  // the tape's formula, so that search and gradients read the same rows
+  const ad::Index g = static_cast<ad::Index>(m.conditioning.rows.size());
+  m.predicates.value.bottomRows(g) = t.value(predicate_table(t, m)).bottomRows(g);
+}
+
+int conditioned_row(const Model& m, int slot, int source) {
+  const auto it = m.conditioning.row_of.find(row_key(slot, source));
+  if (it == m.conditioning.row_of.end())
+    throw std::logic_error("no conditioned row for slot row " + std::to_string(slot) + " and goal row " +
+                           std::to_string(source) + " (deeper than the model's depth?)");
+  return it->second;
+}
+
+int body_row(const Model& m, const Rule& rule, std::size_t i, int goal_row) {
+  const int row = rule.body[i].predicate.id;
+  if (!rule.conditional || row < m.num_kb_predicates) return row;
+  return conditioned_row(m, row, goal_row);
+}
+
+ad::Var predicate_table(ad::Tape& t, Model& m) {
+  ad::Var table = base_table(t, m);
+  if (!has_conditioning(m)) return table;
+  const ad::Var logits = has_rule_attention(m) ? scaled_attention_logits(t, m) : ad::Var{};
+  for (const auto& [begin, end] : m.conditioning.levels) {
+    std::vector<ad::Var> parts{table};
+    for (int i = begin; i < end;) {  // one batch per slot
+      const int slot = m.conditioning.rows[static_cast<std::size_t>(i)].slot;
+      std::vector<ad::Index> sources;
+      for (; i < end && m.conditioning.rows[static_cast<std::size_t>(i)].slot == slot; ++i)
+        sources.push_back(m.conditioning.rows[static_cast<std::size_t>(i)].source);
+      parts.push_back(conditioned(t, m, table, logits, slot, sources));
+    }
+    if (parts.size() > 1) table = ad::concat_rows(t, parts);
+  }
+  return table;
+}
+
+ad::Matrix conditioned_attention(const Model& m, int slot, int source) {
+  const int p = m.num_kb_predicates;
+  const ad::Matrix block = m.conditioning.weights.value.middleRows(static_cast<ad::Index>(slot - p) * m.dim, m.dim);
+  const ad::Matrix logits =
+      scaled_attention_logits(m).row(slot - p) + kAttentionLogitScale * m.predicates.value.row(source) * block;  // (1, P)
+  const ad::Matrix e = (logits.array() - logits.maxCoeff()).exp().matrix();
+  return e / e.sum();
+}
+
+}  // namespace ntp
