@@ -50,18 +50,18 @@ ad::Var base_table(ad::Tape& t, Model& m) {
 ad::Var conditioned(ad::Tape& t, Model& m, ad::Var table, ad::Var logits, int slot, const std::vector<ad::Index>& sources) {
   const ad::Index n = static_cast<ad::Index>(sources.size());
   const ad::Var goals = ad::gather_rows(t, table, sources);                             // (n, d)
-  const ad::Var weights = ad::gather(t, m.conditioning.weights, weight_block(m, slot));  // (d, d) or (d, P)
+  const ad::Var weights = ad::gather(t, m.conditioning.weights, weight_block(m, slot));  // (d, d) or (d, P + 1)
   const ad::Var ones = t.constant(ad::Matrix::Ones(n, 1));                               // broadcasts a row to n
   if (m.conditioning.kind == Reformulator::Linear) {
     const ad::Var shift = ad::matmul(t, goals, weights);
     const ad::Var own = ad::gather_rows(t, table, {slot});                               // (1, d)
     return ad::add(t, ad::matmul(t, ones, own), shift);                                  // θ_s + g W_s
   }
-  const ad::Var own = ad::gather_rows(t, logits, {slot - m.num_kb_predicates});          // (1, P): c a_s
+  const ad::Var own = ad::gather_rows(t, logits, {slot - m.num_kb_predicates});          // (1, P + 1): c a_s
   const ad::Var shift = ad::scale(t, ad::matmul(t, goals, weights), kAttentionLogitScale);  // c g A_s
-  const ad::Var attention = ad::softmax_rows(t, ad::add(t, ad::matmul(t, ones, own), shift));   // (n, P)
+  const ad::Var attention = ad::softmax_rows(t, ad::add(t, ad::matmul(t, ones, own), shift));   // (n, P + 1)
   const ad::Var relations = ad::gather_rows(t, table, row_range(0, m.num_kb_predicates));       // (P, d)
-  return ad::matmul(t, attention, relations);                                            // softmax(c (a_s + g A_s)) E
+  return ad::matmul(t, attention, attendable_rows(t, m, relations));  // softmax(c (a_s + g A_s)) E
 }
 
 }  // namespace
@@ -73,7 +73,7 @@ void add_conditioning(Model& m, Reformulator kind, std::uint64_t seed) {
   if (has_conditioning(m)) throw std::invalid_argument("add_conditioning: the model's rules are conditional already");
   if (kind == Reformulator::Attentive && !has_rule_attention(m)) add_rule_attention(m, seed);
   m.conditioning.kind = kind;
-  const int cols = kind == Reformulator::Linear ? m.dim : m.num_kb_predicates;
+  const ad::Index cols = kind == Reformulator::Linear ? m.dim : m.rule_attention.value.cols();  // P + 1
   m.conditioning.weights = ad::Parameter("reformulator", static_cast<ad::Index>(m.num_rule_slots) * m.dim, cols);
   for (Rule& r : m.rules) r.conditional = r.head.predicate.id >= m.num_kb_predicates;
   index_conditioned_rows(m);
@@ -167,7 +167,7 @@ ad::Matrix conditioned_attention(const Model& m, int slot, int source) {
   const int p = m.num_kb_predicates;
   const ad::Matrix block = m.conditioning.weights.value.middleRows(static_cast<ad::Index>(slot - p) * m.dim, m.dim);
   const ad::Matrix logits =
-      scaled_attention_logits(m).row(slot - p) + kAttentionLogitScale * m.predicates.value.row(source) * block;  // (1, P)
+      scaled_attention_logits(m).row(slot - p) + kAttentionLogitScale * m.predicates.value.row(source) * block;  // (1, P + 1)
   const ad::Matrix e = (logits.array() - logits.maxCoeff()).exp().matrix();
   return e / e.sum();
 }

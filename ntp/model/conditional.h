@@ -10,11 +10,12 @@
 // applies to every goal, and each body slot s becomes a function of the goal's
 // predicate embedding g, a *reformulator*:
 //   linear     θ_s(g) = θ_s + g W_s                    W_s (d, d), starts at 0
-//   attentive  θ_s(g) = softmax(c (a_s + g A_s)) E      A_s (d, P), starts at 0
+//   attentive  θ_s(g) = softmax(c (a_s + g A_s)) E      A_s (d, P + 1), starts at 0
 // θ_s is the slot's own row (its free embedding, or with rule attention its
 // mix), a_s its attention logits (rule_attention.h; c their scale, which the
 // goal's part shares so that both move alike under Adam), E the P KB
-// predicates' rows. Both start as the plain rule without its head kernel;
+// predicates' rows and the null row, so that a rule can be off for some
+// goals and on for others. Both start as the plain rule without its head kernel;
 // training moves W_s / A_s so that the body depends on the goal. The
 // attentive form keeps every body predicate inside the hull of real
 // relations, so its rules read as KB predicates (rules.h): for goal p, slot s
@@ -64,8 +65,9 @@ int body_row(const Model& model, const Rule& rule, std::size_t i, int goal_row);
 // kernel against row r means the same as against predicates row r.
 ad::Var predicate_table(ad::Tape& tape, Model& model);
 
-// For reading rules: the attentive reformulator's weights (P) of slot row
-// `slot` for goal row `source`, summing to 1.
+// For reading rules: the attentive reformulator's weights (1, P + 1) of slot
+// row `slot` for goal row `source` (the last for "no relation", as in
+// rule_attention.h), summing to 1.
 ad::Matrix conditioned_attention(const Model& model, int slot, int source);
 
 }  // namespace ntp

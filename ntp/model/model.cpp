@@ -271,7 +271,9 @@ void put_tables(Reader& r, Model& m, ad::Matrix predicates, ad::Matrix constants
   m.predicates.value = std::move(predicates);
   m.constants.value = std::move(constants);
   if (attention.rows() > 0 || attention.cols() > 0) {
-    if (attention.rows() != m.num_rule_slots || attention.cols() != m.num_kb_predicates)
+    // P + 1 columns: the KB predicates and "no relation"; P in files from before it.
+    if (attention.rows() != m.num_rule_slots ||
+        (attention.cols() != m.num_kb_predicates && attention.cols() != m.num_kb_predicates + 1))
       r.fail("corrupt model file (rule attention of shape " + ad::shape_of(attention) + ")");
     m.rule_attention = ad::Parameter("rule_attention", attention.rows(), attention.cols());
     m.rule_attention.value = std::move(attention);  // the slot rows stored above are its mix already
@@ -288,7 +290,7 @@ void put_conditioning(Reader& r, Model& m, std::int32_t kind, ad::Matrix weights
     return;
   }
   const Reformulator reformulator = static_cast<Reformulator>(kind);
-  const ad::Index cols = reformulator == Reformulator::Linear ? m.dim : m.num_kb_predicates;
+  const ad::Index cols = reformulator == Reformulator::Linear ? m.dim : m.rule_attention.value.cols();
   if (weights.rows() != static_cast<ad::Index>(m.num_rule_slots) * m.dim || weights.cols() != cols)
     r.fail("corrupt model file (reformulator weights of shape " + ad::shape_of(weights) + ")");
   if (reformulator == Reformulator::Attentive && m.rule_attention.value.rows() == 0)

@@ -16,9 +16,11 @@ namespace {
 // that attention weight. The weight, not the kernel on the mixed embedding,
 // is the confidence: it says how much of the slot is that predicate, while a
 // 50/50 mix of two nearby relations would still lie close to both.
+// Only KB predicates are candidates: a slot whose weight went to "no
+// relation" reads as its likeliest relation with a low weight.
 std::pair<int, double> attended_predicate(const Model& m, const ad::Matrix& weights, int row) {
   ad::Index best = 0;
-  const double weight = weights.row(row - m.num_kb_predicates).maxCoeff(&best);
+  const double weight = weights.row(row - m.num_kb_predicates).head(m.num_kb_predicates).maxCoeff(&best);
   return {static_cast<int>(best), weight};
 }
 
@@ -40,7 +42,7 @@ std::pair<int, double> read_conditioned(const Model& m, int row) {
   if (m.conditioning.kind == Reformulator::Linear) return nearest_by_kernel(m, row);
   const Conditioning::Row& c = m.conditioning.rows.at(static_cast<std::size_t>(row - m.num_kb_predicates - m.num_rule_slots));
   ad::Index best = 0;
-  const double weight = conditioned_attention(m, c.slot, c.source).row(0).maxCoeff(&best);
+  const double weight = conditioned_attention(m, c.slot, c.source).row(0).head(m.num_kb_predicates).maxCoeff(&best);
   return {static_cast<int>(best), weight};
 }
 

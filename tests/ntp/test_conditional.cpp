@@ -55,7 +55,7 @@ ad::Matrix expected_row(const ntp::Model& m, const ntp::Conditioning::Row& c) {
   const ad::Matrix logits = ntp::scaled_attention_logits(m).row(c.slot - p) + ntp::kAttentionLogitScale * g * w;
   ad::Matrix e = (logits.array() - logits.maxCoeff()).exp().matrix();
   e /= e.sum();
-  return e * m.predicates.value.topRows(p);
+  return e * ntp::attendable_rows(m);
 }
 
 }  // namespace

@@ -43,9 +43,16 @@ TEST_CASE("attended slots are the softmax mix of the KB predicates, on and off t
   REQUIRE(ntp::has_rule_attention(m));
   const ad::Matrix w = ntp::rule_attention_weights(m);
   REQUIRE(w.rows() == 4);  // two rules, two slots each
-  REQUIRE(w.cols() == 3);  // r, s, q
-  for (ad::Index s = 0; s < w.rows(); ++s) CHECK(w.row(s).sum() == doctest::Approx(1.0));
-  const ad::Matrix slots = w * m.predicates.value.topRows(3);
+  REQUIRE(w.cols() == 4);  // r, s, q, and "no relation"
+  for (ad::Index s = 0; s < w.rows(); ++s) {
+    CHECK(w.row(s).sum() == doctest::Approx(1.0));
+    CHECK(w(s, 3) < 0.02);  // rules start on
+  }
+  const ad::Matrix attendable = ntp::attendable_rows(m);
+  REQUIRE(attendable.rows() == 4);
+  CHECK(attendable.topRows(3) == m.predicates.value.topRows(3));
+  for (int p = 0; p < 3; ++p) CHECK((attendable.row(3) - attendable.row(p)).norm() > 15);  // far from every relation
+  const ad::Matrix slots = w * attendable;
   CHECK(m.predicates.value.bottomRows(4).isApprox(slots));
   ad::Tape tape;
   CHECK(tape.value(ntp::attended_predicate_table(tape, m)).isApprox(m.predicates.value));
@@ -100,22 +107,23 @@ double inverse_rule_confidence(const ntp::Model& m) {
 
 TEST_CASE("training with attention decodes the inverse rule to the right relation") {
   // Fixed seeds, each of which learns the rule. Not every seed does: with
-  // k = 1 and a hard max one rule copy wins early (seeds 2 and 4 end at
-  // weight 0.69 and on another relation) - the exploration problem.
-  for (std::uint64_t seed : {1, 3, 5}) {
+  // k = 1 and a hard max one rule copy can win early and starve the other
+  // (seeds 7, 18 and 20 of 1-20 miss it) - the exploration problem. Before
+  // slots could attend to "no relation", seeds 2 and 4 missed it too.
+  for (std::uint64_t seed : {1, 2, 3, 4, 5}) {
     CAPTURE(seed);
     const ntp::Model m = trained_with_attention(seed, 0);
     CHECK(inverse_rule_confidence(m) > 0.9);  // an attention weight
     // The slot rows the prover searches with are the mix of the trained logits.
-    const ad::Matrix slots = ntp::rule_attention_weights(m) * m.predicates.value.topRows(3);
+    const ad::Matrix slots = ntp::rule_attention_weights(m) * ntp::attendable_rows(m);
     CHECK(m.predicates.value.bottomRows(4).isApprox(slots));
   }
 }
 
 
 TEST_CASE("exploration learns the rule where hard-max training settles on another relation") {
-  // Seeds 2 and 4 are the ones above where the hard max misses the rule.
-  for (std::uint64_t seed : {2, 4}) {
+  // Seeds 7, 18 and 20 are the ones where the hard max misses the rule.
+  for (std::uint64_t seed : {7, 18, 20}) {
     CAPTURE(seed);
     const double hard = inverse_rule_confidence(trained_with_attention(seed, 0)),
                  soft = inverse_rule_confidence(trained_with_attention(seed, 0.1));
