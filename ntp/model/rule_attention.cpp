@@ -22,7 +22,7 @@ constexpr double kNullDistance = 20;
 // start on (near real relations). Starting off instead (+4: weight about
 // 1 - P e^-4) gained a little on Countries dev with attention (AUC-PR S3
 // 75.0 against 73.8, S2 91.5 against 88.3, seeds 0-2) and more with the
-// attentive reformulator (S3 65.0 against 56.4, S2 92.4 against 78.0), but
+// attentive reformulator (S3 65.0 against 56.4, S2 92.4 against 78.8), but
 // with a hard max the rules of a small KB never start proving then (the
 // inverse rule of test_rule_attention.cpp is learnt on no seed; the starved
 // rules' problem), where starting on learns it on 17 of 20 seeds.
