@@ -2,12 +2,14 @@
 // candidate one by one: on many random small KBs (the reference prover's
 // cases: chains, inverses, repeated variables, unary predicates, fixed
 // heads), at depth 1 and 2, k = 1 and k = 0, plain and NTPλ (mean and max),
+// with plain or conditional rules,
 // every rank of every test triple, both sides, must be the same; and the
 // best answers must be the head of the full ranking.
 #include "reference_prover_cases.h"
 
 #include "ntp/eval/ranking.h"
 #include "ntp/index/make_fact_index.h"
+#include "ntp/model/conditional.h"
 
 #include <doctest/doctest.h>
 
@@ -50,73 +52,107 @@ void draw_settings(Draw& draw, ntp::Model& model) {
   model.constants.value *= spread;
 }
 
+// What the random cases covered.
+struct Coverage {
+  long long sides = 0, scored = 0, capped_scored = 0, corruptions = 0, answers_checked = 0;
+};
+
+// Conditional rules (ntp/model/conditional.h) on a drawn model, with random
+// reformulator weights so that every conditioned row differs.
+void make_conditional(ntp::Model& model, int i) {
+  std::mt19937 rng(static_cast<std::uint32_t>(50'000 + i));  // apart from the case's draws
+  ntp::add_conditioning(model, i % 2 == 0 ? ntp::Reformulator::Linear : ntp::Reformulator::Attentive,
+                        static_cast<std::uint64_t>(i));
+  std::uniform_real_distribution<double> u(-0.5, 0.5);
+  for (ad::Index e = 0; e < model.conditioning.weights.value.size(); ++e)
+    model.conditioning.weights.value.data()[e] = u(rng);
+  ntp::refresh_conditioned_rows(model);
+}
+
+// Case i: its test triples ranked three ways (one by one, through bounds,
+// through bounds that give up early) must agree, and its best answers must
+// head the full order.
+void check_case(int i, bool conditional, Coverage& c) {
+  std::mt19937 rng(static_cast<std::uint32_t>(1000 + i));
+  auto draw = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint32_t>(n)); };
+  reference::CaseSizes sizes;
+  sizes.max_dim = 4;
+  const reference::Case text = reference::draw_case(draw, sizes);
+  ntp::Model model = reference::case_model(text, 2 * reference::draw_between(draw, 1, 2), static_cast<std::uint64_t>(i));
+  draw_settings(draw, model);
+  if (reference::affordable_goals(model, model.prover.depth, 4e5, 1) == 0) model.prover.depth = 1;
+  if (conditional) make_conditional(model, i);
+  const Split split = split_facts(draw, model);
+  if (split.test.empty()) return;
+  CAPTURE(i);
+  CAPTURE(text.facts);
+  CAPTURE(text.templates);
+  ntp::RankingOptions one_by_one;
+  one_by_one.one_by_one = true;
+  const ntp::RankingResult slow = ntp::evaluate_ranking(model, split.test, split.known, {}, one_by_one);
+  const ntp::RankingResult fast = ntp::evaluate_ranking(model, split.test, split.known);
+  // Bound searches that give up (more constants scored directly, or all).
+  ntp::RankingOptions small_budget;
+  small_budget.max_bound_work = 20 + draw(200);
+  const ntp::RankingResult capped = ntp::evaluate_ranking(model, split.test, split.known, {}, small_budget);
+  REQUIRE(fast.ranks.size() == slow.ranks.size());
+  REQUIRE(capped.ranks.size() == slow.ranks.size());
+  for (std::size_t r = 0; r < fast.ranks.size(); ++r) {
+    CAPTURE(r);
+    CHECK(fast.ranks[r].mean == slow.ranks[r].mean);
+    CHECK(fast.ranks[r].optimistic == slow.ranks[r].optimistic);
+    CHECK(fast.ranks[r].tied == slow.ranks[r].tied);
+    CHECK(fast.ranks[r].corruptions == slow.ranks[r].corruptions);
+    CHECK(slow.ranks[r].scored == slow.ranks[r].corruptions);
+    CHECK(capped.ranks[r].mean == slow.ranks[r].mean);
+    CHECK(capped.ranks[r].optimistic == slow.ranks[r].optimistic);
+    c.capped_scored += capped.ranks[r].scored;
+    c.scored += fast.ranks[r].scored;
+    c.corruptions += fast.ranks[r].corruptions;
+    ++c.sides;
+  }
+  CHECK(fast.mean_ties.mrr == slow.mean_ties.mrr);
+
+  // The best answers at the test triple's object: the head of the full order.
+  const ntp::Atom& atom = split.test.front();
+  const int top = 1 + draw(4);
+  const std::vector<std::pair<int, ntp::RankKey>> best = ntp::best_constants(ntp::CandidateFinder(model, {}), atom, 1, top);
+  std::vector<ntp::Atom> all(static_cast<std::size_t>(model.kb.constants.size()), atom);
+  for (std::size_t k = 0; k < all.size(); ++k) all[k].args[1] = static_cast<int>(k);
+  const std::vector<ntp::RankKey> keys = ntp::rank_keys(model, all, ntp::with_fact_index(model, {}));
+  std::vector<int> order(all.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return keys[a] > keys[b]; });
+  REQUIRE(best.size() == std::min(all.size(), static_cast<std::size_t>(top)));
+  for (std::size_t n = 0; n < best.size(); ++n) {
+    CHECK(best[n].first == order[n]);
+    CHECK(best[n].second == keys[static_cast<std::size_t>(order[n])]);
+  }
+  ++c.answers_checked;
+}
+
 }  // namespace
 
 TEST_CASE("ranking through bounds gives the ranks of one-by-one ranking, on 300 random KBs") {
   omp_set_num_threads(1);
-  long long sides = 0, scored = 0, capped_scored = 0, corruptions = 0, answers_checked = 0;
-  for (int i = 0; i < 300; ++i) {
-    std::mt19937 rng(static_cast<std::uint32_t>(1000 + i));
-    auto draw = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint32_t>(n)); };
-    reference::CaseSizes sizes;
-    sizes.max_dim = 4;
-    const reference::Case text = reference::draw_case(draw, sizes);
-    ntp::Model model = reference::case_model(text, 2 * reference::draw_between(draw, 1, 2), static_cast<std::uint64_t>(i));
-    draw_settings(draw, model);
-    if (reference::affordable_goals(model, model.prover.depth, 4e5, 1) == 0) model.prover.depth = 1;
-    const Split split = split_facts(draw, model);
-    if (split.test.empty()) continue;
-    CAPTURE(i);
-    CAPTURE(text.facts);
-    CAPTURE(text.templates);
-    ntp::RankingOptions one_by_one;
-    one_by_one.one_by_one = true;
-    const ntp::RankingResult slow = ntp::evaluate_ranking(model, split.test, split.known, {}, one_by_one);
-    const ntp::RankingResult fast = ntp::evaluate_ranking(model, split.test, split.known);
-    // Bound searches that give up (more constants scored directly, or all).
-    ntp::RankingOptions small_budget;
-    small_budget.max_bound_work = 20 + draw(200);
-    const ntp::RankingResult capped = ntp::evaluate_ranking(model, split.test, split.known, {}, small_budget);
-    REQUIRE(fast.ranks.size() == slow.ranks.size());
-    REQUIRE(capped.ranks.size() == slow.ranks.size());
-    for (std::size_t r = 0; r < fast.ranks.size(); ++r) {
-      CAPTURE(r);
-      CHECK(fast.ranks[r].mean == slow.ranks[r].mean);
-      CHECK(fast.ranks[r].optimistic == slow.ranks[r].optimistic);
-      CHECK(fast.ranks[r].tied == slow.ranks[r].tied);
-      CHECK(fast.ranks[r].corruptions == slow.ranks[r].corruptions);
-      CHECK(slow.ranks[r].scored == slow.ranks[r].corruptions);
-      CHECK(capped.ranks[r].mean == slow.ranks[r].mean);
-      CHECK(capped.ranks[r].optimistic == slow.ranks[r].optimistic);
-      capped_scored += capped.ranks[r].scored;
-      scored += fast.ranks[r].scored;
-      corruptions += fast.ranks[r].corruptions;
-      ++sides;
-    }
-    CHECK(fast.mean_ties.mrr == slow.mean_ties.mrr);
+  Coverage c;
+  for (int i = 0; i < 300; ++i) check_case(i, false, c);
+  MESSAGE("sides ranked: " << c.sides << ", corruptions scored by the bounded ranking: " << c.scored << " of "
+                           << c.corruptions << " (" << c.capped_scored << " with searches that gave up)");
+  CHECK(c.capped_scored > c.scored);  // the small budget did make searches give up
+  CHECK(c.sides > 300);
+  CHECK(c.answers_checked > 100);
+  CHECK(c.scored < c.corruptions);  // the bounds do leave candidates out
+  omp_set_num_threads(omp_get_num_procs());
+}
 
-    // The best answers at the test triple's object: the head of the full order.
-    const ntp::Atom& atom = split.test.front();
-    const int top = 1 + draw(4);
-    const std::vector<std::pair<int, ntp::RankKey>> best = ntp::best_constants(ntp::CandidateFinder(model, {}), atom, 1, top);
-    std::vector<ntp::Atom> all(static_cast<std::size_t>(model.kb.constants.size()), atom);
-    for (std::size_t c = 0; c < all.size(); ++c) all[c].args[1] = static_cast<int>(c);
-    const std::vector<ntp::RankKey> keys = ntp::rank_keys(model, all, ntp::with_fact_index(model, {}));
-    std::vector<int> order(all.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return keys[a] > keys[b]; });
-    REQUIRE(best.size() == std::min(all.size(), static_cast<std::size_t>(top)));
-    for (std::size_t n = 0; n < best.size(); ++n) {
-      CHECK(best[n].first == order[n]);
-      CHECK(best[n].second == keys[static_cast<std::size_t>(order[n])]);
-    }
-    ++answers_checked;
-  }
-  MESSAGE("sides ranked: " << sides << ", corruptions scored by the bounded ranking: " << scored << " of "
-                           << corruptions << " (" << capped_scored << " with searches that gave up)");
-  CHECK(capped_scored > scored);  // the small budget did make searches give up
-  CHECK(sides > 300);
-  CHECK(answers_checked > 100);
-  CHECK(scored < corruptions);  // the bounds do leave candidates out
+TEST_CASE("ranking through bounds is exact with conditional rules too, on 100 random KBs") {
+  omp_set_num_threads(1);
+  Coverage c;
+  for (int i = 0; i < 100; ++i) check_case(i, true, c);
+  MESSAGE("conditional: sides ranked: " << c.sides << ", corruptions scored by the bounded ranking: " << c.scored
+                                         << " of " << c.corruptions);
+  CHECK(c.sides > 100);
+  CHECK(c.scored < c.corruptions);
   omp_set_num_threads(omp_get_num_procs());
 }
