@@ -45,9 +45,16 @@ ad::Var base_table(ad::Tape& t, Model& m) {
   return ad::gather(t, m.predicates, row_range(0, m.num_kb_predicates + m.num_rule_slots));
 }
 
+// What attentive slots attend over, put on the tape once per table: the
+// slots' own logits (S, P + 1) and the attendable rows (P + 1, d).
+struct AttentionInputs {
+  ad::Var logits, rows;
+};
+
 // (n, d): slot row `slot` conditioned on each of the n `sources`, rows of
 // `table` (the predicate rows computed so far).
-ad::Var conditioned(ad::Tape& t, Model& m, ad::Var table, ad::Var logits, int slot, const std::vector<ad::Index>& sources) {
+ad::Var conditioned(ad::Tape& t, Model& m, ad::Var table, const AttentionInputs& attention, int slot,
+                    const std::vector<ad::Index>& sources) {
   const ad::Index n = static_cast<ad::Index>(sources.size());
   const ad::Var goals = ad::gather_rows(t, table, sources);                             // (n, d)
   const ad::Var weights = ad::gather(t, m.conditioning.weights, weight_block(m, slot));  // (d, d) or (d, P + 1)
@@ -57,11 +64,10 @@ ad::Var conditioned(ad::Tape& t, Model& m, ad::Var table, ad::Var logits, int sl
     const ad::Var own = ad::gather_rows(t, table, {slot});                               // (1, d)
     return ad::add(t, ad::matmul(t, ones, own), shift);                                  // θ_s + g W_s
   }
-  const ad::Var own = ad::gather_rows(t, logits, {slot - m.num_kb_predicates});          // (1, P + 1): c a_s
+  const ad::Var own = ad::gather_rows(t, attention.logits, {slot - m.num_kb_predicates});  // (1, P + 1): c a_s
   const ad::Var shift = ad::scale(t, ad::matmul(t, goals, weights), kAttentionLogitScale);  // c g A_s
-  const ad::Var attention = ad::softmax_rows(t, ad::add(t, ad::matmul(t, ones, own), shift));   // (n, P + 1)
-  const ad::Var relations = ad::gather_rows(t, table, row_range(0, m.num_kb_predicates));       // (P, d)
-  return ad::matmul(t, attention, attendable_rows(t, m, relations));  // softmax(c (a_s + g A_s)) E
+  const ad::Var weights_of_rows = ad::softmax_rows(t, ad::add(t, ad::matmul(t, ones, own), shift));  // (n, P + 1)
+  return ad::matmul(t, weights_of_rows, attention.rows);  // softmax(c (a_s + g A_s)) E
 }
 
 }  // namespace
@@ -118,7 +124,8 @@ void index_conditioned_rows(Model& m) {
       asked.insert(it->second);
     }
     c.levels.emplace_back(begin, static_cast<int>(c.rows.size()));
-    asking.assign(asked.begin(), asked.end());
+    asking.clear();  // (not assign(): GCC 12 warns of a loop it cannot bound)
+    for (int row : asked) asking.push_back(row);
   }
   fit_table(m);
   refresh_conditioned_rows(m);
@@ -145,22 +152,46 @@ int body_row(const Model& m, const Rule& rule, std::size_t i, int goal_row) {
   return conditioned_row(m, row, goal_row);
 }
 
-ad::Var predicate_table(ad::Tape& t, Model& m) {
-  ad::Var table = base_table(t, m);
-  if (!has_conditioning(m)) return table;
-  const ad::Var logits = has_rule_attention(m) ? scaled_attention_logits(t, m) : ad::Var{};
+PartialTable predicate_table(ad::Tape& t, Model& m, const std::vector<int>& rows) {
+  const int first = m.num_kb_predicates + m.num_rule_slots;
+  PartialTable out{base_table(t, m), std::vector<ad::Index>(static_cast<std::size_t>(first) + m.conditioning.rows.size(), -1)};
+  std::iota(out.position.begin(), out.position.begin() + first, ad::Index{0});
+  if (!has_conditioning(m)) return out;
+  // The conditioned rows asked for and every conditioned row they are made
+  // from: sources lie before their rows, so one backward pass marks them.
+  std::vector<char> wanted(m.conditioning.rows.size(), 0);
+  for (int row : rows)
+    if (row >= first) wanted[static_cast<std::size_t>(row - first)] = 1;
+  for (std::size_t i = wanted.size(); i-- > 0;)
+    if (wanted[i] && m.conditioning.rows[i].source >= first)
+      wanted[static_cast<std::size_t>(m.conditioning.rows[i].source - first)] = 1;
+  AttentionInputs attention;
+  if (m.conditioning.kind == Reformulator::Attentive) {
+    attention.logits = scaled_attention_logits(t, m);
+    attention.rows = attendable_rows(t, m, ad::gather_rows(t, out.table, row_range(0, m.num_kb_predicates)));
+  }
+  ad::Index next = first;
   for (const auto& [begin, end] : m.conditioning.levels) {
-    std::vector<ad::Var> parts{table};
+    std::vector<ad::Var> parts{out.table};
     for (int i = begin; i < end;) {  // one batch per slot
       const int slot = m.conditioning.rows[static_cast<std::size_t>(i)].slot;
       std::vector<ad::Index> sources;
-      for (; i < end && m.conditioning.rows[static_cast<std::size_t>(i)].slot == slot; ++i)
-        sources.push_back(m.conditioning.rows[static_cast<std::size_t>(i)].source);
-      parts.push_back(conditioned(t, m, table, logits, slot, sources));
+      for (; i < end && m.conditioning.rows[static_cast<std::size_t>(i)].slot == slot; ++i) {
+        if (!wanted[static_cast<std::size_t>(i)]) continue;
+        sources.push_back(out.position[static_cast<std::size_t>(m.conditioning.rows[static_cast<std::size_t>(i)].source)]);
+        out.position[static_cast<std::size_t>(first + i)] = next++;
+      }
+      if (!sources.empty()) parts.push_back(conditioned(t, m, out.table, attention, slot, sources));
     }
-    if (parts.size() > 1) table = ad::concat_rows(t, parts);
+    if (parts.size() > 1) out.table = ad::concat_rows(t, parts);
   }
-  return table;
+  return out;
+}
+
+ad::Var predicate_table(ad::Tape& t, Model& m) {
+  std::vector<int> all(m.conditioning.rows.size());
+  std::iota(all.begin(), all.end(), m.num_kb_predicates + m.num_rule_slots);
+  return predicate_table(t, m, all).table;
 }
 
 ad::Matrix conditioned_attention(const Model& m, int slot, int source) {

@@ -36,6 +36,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ntp {
 
@@ -64,6 +65,15 @@ int body_row(const Model& model, const Rule& rule, std::size_t i, int goal_row);
 // (KB predicates, slots or their attention mix, conditioned rows), so that a
 // kernel against row r means the same as against predicates row r.
 ad::Var predicate_table(ad::Tape& tape, Model& model);
+// The same with only the conditioned rows among `rows` (and those they are
+// computed from): a training step's proofs ask the rows of its goals'
+// relations only. Row r of the predicate table is row position[r] of
+// `table`, -1 where it was not computed.
+struct PartialTable {
+  ad::Var table;
+  std::vector<ad::Index> position;  // (P + S + G)
+};
+PartialTable predicate_table(ad::Tape& tape, Model& model, const std::vector<int>& rows);
 
 // For reading rules: the attentive reformulator's weights (1, P + 1) of slot
 // row `slot` for goal row `source` (the last for "no relation", as in

@@ -53,18 +53,26 @@ void add_rule_attention(Model& m, std::uint64_t seed) {
   refresh_attended_slots(m);
 }
 
+namespace {
+
+// (1, d): the "no relation" row.
+ad::Matrix null_row(const Model& m) {
+  return ad::Matrix::Constant(1, m.dim, kNullDistance / std::sqrt(static_cast<double>(m.dim)));
+}
+
+}  // namespace
+
 ad::Matrix attendable_rows(const Model& m) {
   const ad::Index p = m.num_kb_predicates;
   ad::Matrix rows(p + (has_null_relation(m) ? 1 : 0), m.dim);
   rows.topRows(p) = m.predicates.value.topRows(p);
-  if (has_null_relation(m)) rows.row(p).setConstant(kNullDistance / std::sqrt(static_cast<double>(m.dim)));
+  if (has_null_relation(m)) rows.row(p) = null_row(m);
   return rows;
 }
 
 ad::Var attendable_rows(ad::Tape& t, const Model& m, ad::Var relations) {
   if (!has_null_relation(m)) return relations;
-  const ad::Matrix null = attendable_rows(m).bottomRows(1);
-  return ad::concat_rows(t, {relations, t.constant(null)});
+  return ad::concat_rows(t, {relations, t.constant(null_row(m))});
 }
 
 ad::Matrix scaled_attention_logits(const Model& m) { return kLogitScale * m.rule_attention.value; }

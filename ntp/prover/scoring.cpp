@@ -64,9 +64,14 @@ ad::Var kernels_on_tape(ad::Tape& t, Model& model, const KernelLayout& layout) {
   const std::vector<ad::Index>& predicate_b = layout.rows_b[kPredicateTable];
   if (!predicate_a.empty() && (has_rule_attention(model) || has_conditioning(model))) {
     // Slots are mixes of the KB predicates, or rows are computed from the
-    // goal's: all rows, read by table row.
-    const ad::Var predicates = predicate_table(t, model);  // (P + S + G, d)
-    parts.push_back(ad::rbf_kernel_rows(t, predicates, predicate_a, predicates, predicate_b));
+    // goal's: the rows these comparisons read, computed on the tape.
+    std::vector<int> rows(predicate_a.begin(), predicate_a.end());
+    rows.insert(rows.end(), predicate_b.begin(), predicate_b.end());
+    const PartialTable predicates = predicate_table(t, model, rows);
+    std::vector<ad::Index> a, b;
+    for (ad::Index r : predicate_a) a.push_back(predicates.position[static_cast<std::size_t>(r)]);
+    for (ad::Index r : predicate_b) b.push_back(predicates.position[static_cast<std::size_t>(r)]);
+    parts.push_back(ad::rbf_kernel_rows(t, predicates.table, a, predicates.table, b));
   } else if (!predicate_a.empty()) {
     parts.push_back(table_kernels(t, model.predicates, predicate_a, predicate_b));
   }

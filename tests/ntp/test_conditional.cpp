@@ -81,6 +81,16 @@ TEST_CASE("conditioned rows hold the reformulator's formula of their slot and go
       ntp::Model copy = m;
       ad::Tape tape;
       CHECK(tape.value(ntp::predicate_table(tape, copy)).isApprox(m.predicates.value, 1e-12));
+      // Only the last row asked: it, and at depth 2 the level-1 row it is
+      // computed from, are computed after the 9 base rows; no other.
+      const int last = 9 + static_cast<int>(rows) - 1;
+      const ntp::PartialTable part = ntp::predicate_table(tape, copy, {last});
+      const ad::Matrix values = tape.value(part.table);
+      CHECK(values.rows() == 9 + depth);
+      CHECK(values.row(part.position[static_cast<std::size_t>(last)]).isApprox(m.predicates.value.row(last), 1e-12));
+      int computed = 0;
+      for (ad::Index p : part.position) computed += p >= 0;
+      CHECK(computed == 9 + depth);
       CHECK_THROWS_AS(ntp::conditioned_row(m, 4, 3), std::logic_error);  // row 4 is a head slot: never conditioned
     }
 }
