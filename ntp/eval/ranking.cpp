@@ -25,6 +25,11 @@ namespace {
 constexpr double kSlack = 1e-9;
 // Constants scored without a bound: those needing the least proof score.
 constexpr std::size_t kDirect = 64;
+// A bound search may do about as much work as scoring the constants it
+// would spare (the next 3 direct for each: a score costs about 2,000 work
+// units of a search), so that a search that gives up costs no more than the
+// scoring it tried to avoid.
+constexpr long long kWorkPerDirect = 3 * 2000;
 
 // One side of a test triple: its rank among the corruptions at `slot` that
 // are not known true.
@@ -122,7 +127,8 @@ CandidateFinder::Reach CandidateFinder::reaching(const Side& side, double target
   for (std::size_t direct = std::min(kDirect, needs.size() / 8); direct < needs.size();
        direct = std::max(4 * direct, kDirect)) {
     const double tau = needs[direct];
-    const std::optional<std::vector<double>> bound = bounds_->upper_bounds(side.atom, side.slot, tau - kSlack);
+    const long long budget = kWorkPerDirect * static_cast<long long>(std::max(direct, kDirect));
+    const std::optional<std::vector<double>> bound = bounds_->upper_bounds(side.atom, side.slot, tau - kSlack, budget);
     if (!bound) continue;
     for (int c : open) {
       const std::size_t i = static_cast<std::size_t>(c);

@@ -23,6 +23,10 @@ constexpr float kInfinity = std::numeric_limits<float>::infinity();
 // FactIndexOptions::update_every says otherwise (docs/RESULTS.md measures
 // the choice on WN11).
 constexpr int kDefaultRelinkEvery = 10000;
+// Nearest constants listed per constant for exact look-ups: ranking WN18RR,
+// most look-ups of corrupted goals certify within 256 (wider ones are a scan
+// of every constant); 8 bytes each, 84 MB for WN18RR's 40,943 constants.
+constexpr int kListed = 256;
 
 float squared_distance(const ann::RowMatrix& points, int a, int b) {
   return (points.row(a) - points.row(b)).squaredNorm();
@@ -79,6 +83,49 @@ class SeenFacts {
   std::vector<unsigned> seen_;
   unsigned stamp_ = 0;
 };
+
+// The squared distance from each constant that many tuples of one search
+// share (ranking p(s, ?) asks p(s, c) and q(c, s) for thousands of c) to
+// every constant, computed once by the same squared_distance as the
+// candidates' (so the same bits): gathering a hub's facts then costs a
+// look-up per fact instead of a distance.
+class SharedDistances {
+ public:
+  // Tuples that must share a constant before its row is worth computing (a
+  // row costs C distances; a tuple's gather, tens to thousands).
+  static constexpr std::size_t kMinTuples = 32;
+
+  SharedDistances(const ann::RowMatrix& points, const std::vector<int>& shared) : constants_(shared) {
+    rows_.resize(shared.size());
+#pragma omp parallel for schedule(dynamic, 1) if (shared.size() > 1)
+    for (std::size_t i = 0; i < shared.size(); ++i) {
+      rows_[i].resize(static_cast<std::size_t>(points.rows()));
+      for (Eigen::Index c = 0; c < points.rows(); ++c)
+        rows_[i][static_cast<std::size_t>(c)] = squared_distance(points, shared[i], static_cast<int>(c));
+    }
+  }
+  // Constant a's row (its squared distance to every constant), or nullptr.
+  const float* row(int a) const {
+    const auto at = std::lower_bound(constants_.begin(), constants_.end(), a);
+    return at != constants_.end() && *at == a ? rows_[static_cast<std::size_t>(at - constants_.begin())].data() : nullptr;
+  }
+
+ private:
+  std::vector<int> constants_;          // ascending
+  std::vector<std::vector<float>> rows_;  // (constants_, C)
+};
+
+// The constants found in at least kMinTuples of the tuples, ascending.
+std::vector<int> constants_shared_by_many(const std::vector<std::vector<int>>& tuples) {
+  std::unordered_map<int, std::size_t> count;
+  for (const std::vector<int>& t : tuples)
+    for (int c : t) ++count[c];
+  std::vector<int> shared;
+  for (const auto& [c, n] : count)
+    if (n >= SharedDistances::kMinTuples) shared.push_back(c);
+  std::sort(shared.begin(), shared.end());
+  return shared;
+}
 
 }  // namespace
 
@@ -139,10 +186,12 @@ struct ConstantIndex::TupleSearch {
   Eigen::VectorXf distances;                      // scan: (C) d(θ_tuple[i], θ_c) for one position
   std::vector<Neighbourhood> wider;               // (ground): look-ups wider than the first
   std::vector<const Neighbourhood*> near;         // (ground): the look-up in use at each position
+  const SharedDistances& shared;
+  std::vector<const float*> shared_rows;          // (ground): the tuple's constant's row there, or nullptr
 
-  TupleSearch(ConstantIndex& idx, const std::vector<int>& g, int a, int w)
+  TupleSearch(ConstantIndex& idx, const std::vector<int>& g, int a, int w, const SharedDistances& sd)
       : index(idx), ground(g), arity(a), want(w), groups(static_cast<std::size_t>(idx.model_.num_kb_predicates)),
-        sorted(groups.size()), wider(g.size()), near(g.size()) {}
+        sorted(groups.size()), wider(g.size()), near(g.size()), shared(sd), shared_rows(g.size()) {}
 
   // Each query's `want` nearest facts into found[q], widening the look-up
   // (doubling the neighbours, up to the widest) until all are certified.
@@ -209,6 +258,7 @@ struct ConstantIndex::TupleSearch {
   // Σ_i r_i on the cd of every other fact.
   float candidates_near(const std::vector<int>& tuple) {
     SeenFacts& seen = SeenFacts::of_this_thread(index.model_.kb.facts.size());
+    for (std::size_t i = 0; i < ground.size(); ++i) shared_rows[i] = shared.row(tuple[i]);
     float bound = 0;
     for (std::size_t i = 0; i < ground.size(); ++i) {
       const Adjacency& adj = index.adjacency(arity, ground[i]);
@@ -228,8 +278,11 @@ struct ConstantIndex::TupleSearch {
       if (!seen.first_visit(f)) continue;
       const Atom& fact = index.model_.kb.facts[static_cast<std::size_t>(f)];
       float cd = distance;
-      for (std::size_t other = 0; other < ground.size(); ++other)
-        if (other != i) cd += squared_distance(index.points_, tuple[other], fact.args[static_cast<std::size_t>(ground[other])]);
+      for (std::size_t other = 0; other < ground.size(); ++other) {
+        if (other == i) continue;
+        const int arg = fact.args[static_cast<std::size_t>(ground[other])];
+        cd += shared_rows[other] ? shared_rows[other][arg] : squared_distance(index.points_, tuple[other], arg);
+      }
       push(f, cd);
     }
   }
@@ -359,7 +412,7 @@ void ConstantIndex::rebuild_graph() {
   lists_.reset();
   if (lookup_ == Lookup::Scan || points_.rows() == 0) return;
   if (lookup_ == Lookup::Listed) {
-    lists_ = std::make_unique<ConstantBalls>(model_);
+    lists_ = std::make_unique<ConstantBalls>(model_, kListed);
     graph_ = std::make_unique<ann::BruteForce>();
     graph_->build(points_);
     return;
@@ -386,7 +439,7 @@ void ConstantIndex::apply_moved(const MovedRows& rows) {
   ann::RowMatrix moved(static_cast<Eigen::Index>(rows.constants.size()), points_.cols());
   for (std::size_t i = 0; i < rows.constants.size(); ++i) moved.row(static_cast<Eigen::Index>(i)) = points_.row(rows.constants[i]);
   graph_->move_points(rows.constants, moved);
-  if (lists_) lists_ = std::make_unique<ConstantBalls>(model_);  // every list may have changed
+  if (lists_) lists_ = std::make_unique<ConstantBalls>(model_, kListed);  // every list may have changed
   if (lookup_ != Lookup::Hnsw) return;  // other structures were rebuilt by move_points
   for (int c : rows.constants)
     if (!is_pending_[static_cast<std::size_t>(c)]) {
@@ -424,10 +477,13 @@ std::vector<std::vector<int>> ConstantIndex::search(const std::vector<FactQuery>
   const PredicateTable predicates = predicate_distances(model_, queries);
   const std::vector<TupleQueries> tuples = TupleQueries::group(queries, ground);
   const std::unique_ptr<CandidateSource> source = candidate_source(ground, tuples);
+  std::vector<std::vector<int>> tuple_constants;
+  for (const TupleQueries& t : tuples) tuple_constants.push_back(t.constants);
+  const SharedDistances shared(points_, constants_shared_by_many(tuple_constants));
   std::vector<std::vector<int>> found(queries.size());
 #pragma omp parallel if (tuples.size() >= 16)  // threads for batches, not single queries
   {
-    TupleSearch s(*this, ground, arity, want);
+    TupleSearch s(*this, ground, arity, want, shared);
 #pragma omp for schedule(dynamic, 2)
     for (std::size_t t = 0; t < tuples.size(); ++t) s.run(*source, tuples[t], queries, predicates, found);
   }

@@ -57,6 +57,7 @@ struct SlotBounds::Search {
   const SlotBounds& bounds;
   double tau;
   double squared_radius;
+  long long max_work;                     // the work after which it gives up
   std::unordered_map<int, double> sites;  // site constant -> best rest of the proofs meeting it
   double anywhere = 0;                    // best rest of the proofs in which the slot met no fact constant
   long long work = 0;  // partial proofs, kernels and ball members so far
@@ -91,7 +92,7 @@ struct SlotBounds::Search {
   }
 
   void prove(Partial s) {
-    if (gave_up || ++work > bounds.max_work_) {
+    if (gave_up || ++work > max_work) {
       gave_up = true;
       return;
     }
@@ -258,10 +259,12 @@ std::vector<double> SlotBounds::lower_bounds(const Atom& goal, int slot) const {
   return floor;
 }
 
-std::optional<std::vector<double>> SlotBounds::upper_bounds(const Atom& goal, int slot, double tau) const {
+std::optional<std::vector<double>> SlotBounds::upper_bounds(const Atom& goal, int slot, double tau,
+                                                             long long max_work) const {
   const std::size_t constants = static_cast<std::size_t>(balls_.size());
   if (tau <= 0) return std::vector<double>(constants, 1.0);
-  Search search{*this, tau, squared_radius_of_kernel(tau), {}, 0, 0, false};  // NOLINT: aggregate
+  max_work = max_work > 0 ? std::min(max_work, max_work_) : max_work_;
+  Search search{*this, tau, squared_radius_of_kernel(tau), max_work, {}, 0, 0, false};  // NOLINT: aggregate
   Partial start;
   PendingAtom a{goal.predicate, {}, model_.prover.depth};
   for (std::size_t i = 0; i < goal.args.size(); ++i) {
@@ -281,7 +284,7 @@ std::optional<std::vector<double>> SlotBounds::upper_bounds(const Atom& goal, in
   for (const auto& [e, rest] : search.sites) {
     near.clear();
     search.balls_within(e, near);
-    if (search.work > max_work_) return std::nullopt;
+    if (search.work > max_work) return std::nullopt;
     for (int c : near) {
       const double v = std::min(rest, search.constant_kernel(c, e));
       if (v >= tau) bound[static_cast<std::size_t>(c)] = std::max(bound[static_cast<std::size_t>(c)], v);

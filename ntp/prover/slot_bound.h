@@ -44,8 +44,9 @@ class SlotBounds {
   // b (C): for every constant c, the score of `goal` with c at argument
   // `slot` (the goal's own argument there is ignored) is at most b[c] when
   // b[c] >= tau, and below tau when b[c] < tau. Nothing when the search gave
-  // up (max_work): a small tau reaches almost every fact. Thread-safe.
-  std::optional<std::vector<double>> upper_bounds(const Atom& goal, int slot, double tau) const;
+  // up: a small tau reaches almost every fact. It gives up after
+  // `max_work` (at most the object's own; <= 0: the object's). Thread-safe.
+  std::optional<std::vector<double>> upper_bounds(const Atom& goal, int slot, double tau, long long max_work = 0) const;
 
   // l (C): for every constant c, the proof score of `goal` with c at
   // argument `slot` is at least l[c], *when the prover's facts are the

@@ -187,3 +187,24 @@ TEST_CASE("a query masking several facts never gets one of them, and k still cou
     if (std::string(kind) != "hnsw") CHECK(found == expected);
   }
 }
+
+TEST_CASE("batches that share one constant, as ranking asks them, get the same facts from every exact engine") {
+  // Ranking p(s, ?) asks p(s, c) and q(c, s) for every constant c: the exact
+  // engines then read s's distances from a row computed once per batch.
+  const ntp::Model m = random_model(4, 300, 3000, 8, 21);
+  std::mt19937_64 rng(5);
+  for (int s : {0, 17, 299}) {
+    CAPTURE(s);
+    std::vector<ntp::FactQuery> queries;
+    for (int c = 0; c < 300; ++c) {
+      const int row = static_cast<int>(rng() % static_cast<std::uint64_t>(m.predicates.value.rows()));
+      queries.push_back({row, {s, c}, -1});
+      queries.push_back({(row + 1) % 4, {c, s}, -1});
+    }
+    const auto expected = ntp::make_fact_index(m, "brute")->nearest(queries, 2);
+    for (const char* kind : {"table", "kdtree", "exact"}) {
+      CAPTURE(kind);
+      CHECK(ntp::make_fact_index(m, kind)->nearest(queries, 2) == expected);
+    }
+  }
+}
