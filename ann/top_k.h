@@ -43,6 +43,12 @@ class TopK {
       std::push_heap(heap_.begin(), heap_.end());
     }
   }
+  // The survivors into `out`, nearest first, leaving the list as it was
+  // (more may be pushed).
+  void copy_sorted(std::vector<Scored>& out) const {
+    out.assign(heap_.begin(), heap_.end());
+    std::sort(out.begin(), out.end());
+  }
   // The survivors, nearest first; valid until the next reset() or push().
   std::vector<Scored>& sorted() {
     std::sort_heap(heap_.begin(), heap_.end());

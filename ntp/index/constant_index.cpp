@@ -188,6 +188,7 @@ struct ConstantIndex::TupleSearch {
   std::vector<const Neighbourhood*> near;         // (ground): the look-up in use at each position
   const SharedDistances& shared;
   std::vector<const float*> shared_rows;          // (ground): the tuple's constant's row there, or nullptr
+  SeenFacts* seen = nullptr;                      // the facts this tuple's look-ups have gathered
 
   TupleSearch(ConstantIndex& idx, const std::vector<int>& g, int a, int w, const SharedDistances& sd)
       : index(idx), ground(g), arity(a), want(w), groups(static_cast<std::size_t>(idx.model_.num_kb_predicates)),
@@ -198,10 +199,18 @@ struct ConstantIndex::TupleSearch {
   void run(const CandidateSource& source, const TupleQueries& tuple, const std::vector<FactQuery>& queries,
            const PredicateTable& predicates, std::vector<std::vector<int>>& found) {
     const int widest = index.widest_lookup();
+    // An exact wider look-up holds the narrower one, so it keeps what that
+    // gathered and adds the facts it did not reach (the groups' ties break
+    // by id: the order of visits does not matter). An HNSW look-up starts
+    // afresh, as the graph may find other neighbours.
+    const bool keep_gathered = index.exact();
     for (int m = index.options_.neighbours;; m = std::min(2 * m, widest)) {
-      for (ann::TopK& g : groups) g.reset(want);
+      if (m == index.options_.neighbours || !keep_gathered) {
+        for (ann::TopK& g : groups) g.reset(want);
+        seen = &SeenFacts::of_this_thread(index.model_.kb.facts.size());
+      }
       const float bound = source.gather(*this, tuple.constants, m);
-      for (std::size_t g = 0; g < groups.size(); ++g) sorted[g] = groups[g].sorted();
+      for (std::size_t g = 0; g < groups.size(); ++g) groups[g].copy_sorted(sorted[g]);
       bool certified = true;
       for (std::size_t q : tuple.members)
         certified = rank(queries[q], predicates.at(queries[q].predicate_row), bound, found[q]) && certified;
@@ -257,13 +266,12 @@ struct ConstantIndex::TupleSearch {
   // near[i]'s constants at ground position i, each once. Returns the bound
   // Σ_i r_i on the cd of every other fact.
   float candidates_near(const std::vector<int>& tuple) {
-    SeenFacts& seen = SeenFacts::of_this_thread(index.model_.kb.facts.size());
     for (std::size_t i = 0; i < ground.size(); ++i) shared_rows[i] = shared.row(tuple[i]);
     float bound = 0;
     for (std::size_t i = 0; i < ground.size(); ++i) {
       const Adjacency& adj = index.adjacency(arity, ground[i]);
       for (std::size_t n = 0; n < near[i]->constants.size(); ++n)
-        push_facts_holding(adj, near[i]->constants[n], i, near[i]->distances[n], tuple, seen);
+        push_facts_holding(adj, near[i]->constants[n], i, near[i]->distances[n], tuple);
       bound += near[i]->radius;
     }
     return bound;
@@ -271,11 +279,10 @@ struct ConstantIndex::TupleSearch {
 
   // The facts not yet seen that hold constant c at ground position i, whose
   // cd term there is `distance` (c's, known from the look-up).
-  void push_facts_holding(const Adjacency& adj, int c, std::size_t i, float distance, const std::vector<int>& tuple,
-                          SeenFacts& seen) {
+  void push_facts_holding(const Adjacency& adj, int c, std::size_t i, float distance, const std::vector<int>& tuple) {
     for (int j = adj.offsets[static_cast<std::size_t>(c)]; j < adj.offsets[static_cast<std::size_t>(c) + 1]; ++j) {
       const int f = adj.facts[static_cast<std::size_t>(j)];
-      if (!seen.first_visit(f)) continue;
+      if (!seen->first_visit(f)) continue;
       const Atom& fact = index.model_.kb.facts[static_cast<std::size_t>(f)];
       float cd = distance;
       for (std::size_t other = 0; other < ground.size(); ++other) {

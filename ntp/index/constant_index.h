@@ -25,6 +25,11 @@
 //   Listed   as KdTree, with each constant's nearest constants listed once
 //            (ConstantBalls: one brute-force pass) and wider look-ups by brute
 //            force: exact, and the fastest while the embeddings stay put.
+// An exact look-up that cannot certify doubles M and gathers only the facts
+// the narrower ones did not reach. A constant shared by many tuples of one
+// search (ranking p(s, ?) asks p(s, c) and q(c, s) for thousands of c) gets
+// its distance to every constant computed once, so gathering the facts of
+// a hub near the other constant costs a look-up per fact.
 // Predicate rows never enter the graph, so the many steps that move
 // predicate embeddings cost no maintenance; a moved constant is relinked in
 // place (ann::Hnsw::update), every `update_every` steps. Candidates are
