@@ -140,6 +140,11 @@ ConstantIndex::Adjacency ConstantIndex::make_adjacency(const std::vector<int>& f
   adj.facts.resize(facts.size());
   std::vector<int> next(adj.offsets.begin(), adj.offsets.end() - 1);
   for (int f : facts) adj.facts[static_cast<std::size_t>(next[constant_of(f)]++)] = f;  // fact ids stay ascending
+  for (int f : adj.facts) {
+    const Atom& fact = model_.kb.facts[static_cast<std::size_t>(f)];
+    adj.predicates.push_back(fact.predicate);
+    adj.args.insert(adj.args.end(), fact.args.begin(), fact.args.end());
+  }
   return adj;
 }
 
@@ -240,9 +245,8 @@ struct ConstantIndex::TupleSearch {
     return unseen == kInfinity || last_kept <= unseen;
   }
 
-  void push(int fact, float cd) {
-    groups[static_cast<std::size_t>(index.model_.kb.facts[static_cast<std::size_t>(fact)].predicate)].push(cd, fact);
-  }
+  void push(int fact, float cd) { push(fact, index.model_.kb.facts[static_cast<std::size_t>(fact)].predicate, cd); }
+  void push(int fact, int predicate, float cd) { groups[static_cast<std::size_t>(predicate)].push(cd, fact); }
 
   // Exact: every fact of the arity, cd summed from one distance vector per position.
   void scan(const std::vector<int>& tuple) {
@@ -283,14 +287,14 @@ struct ConstantIndex::TupleSearch {
     for (int j = adj.offsets[static_cast<std::size_t>(c)]; j < adj.offsets[static_cast<std::size_t>(c) + 1]; ++j) {
       const int f = adj.facts[static_cast<std::size_t>(j)];
       if (!seen->first_visit(f)) continue;
-      const Atom& fact = index.model_.kb.facts[static_cast<std::size_t>(f)];
+      const int* args = adj.args.data() + static_cast<std::size_t>(j) * static_cast<std::size_t>(arity);
       float cd = distance;
       for (std::size_t other = 0; other < ground.size(); ++other) {
         if (other == i) continue;
-        const int arg = fact.args[static_cast<std::size_t>(ground[other])];
+        const int arg = args[ground[other]];
         cd += shared_rows[other] ? shared_rows[other][arg] : squared_distance(index.points_, tuple[other], arg);
       }
-      push(f, cd);
+      push(f, adj.predicates[static_cast<std::size_t>(j)], cd);
     }
   }
 };

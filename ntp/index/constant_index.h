@@ -85,6 +85,8 @@ class ConstantIndex : public FactIndex {
   struct Adjacency {
     std::vector<int> offsets;  // (C + 1)
     std::vector<int> facts;    // facts with constant c at offsets[c] .. offsets[c + 1]
+    std::vector<int> predicates;  // (facts): each one's predicate, and
+    std::vector<int> args;        // (facts * arity) its arguments, in the same order (read in one stream)
   };
   Adjacency make_adjacency(const std::vector<int>& facts, int position, int num_constants) const;
   const Adjacency& adjacency(int arity, int position) const;
