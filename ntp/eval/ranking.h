@@ -79,6 +79,9 @@ class CandidateFinder {
  private:
   // Proofs need a fact index; ComplEx alone does not.
   static ScoreOptions with_index(const Model& model, const ScoreOptions& options);
+  // Whether a bound search at `tau` would reach so many constants from the
+  // goal's own that it cannot pay (it is then not tried).
+  bool too_wide_to_bound(const Side& side, double tau) const;
 
   const Model& model_;
   ScoreOptions options_;
