@@ -25,10 +25,10 @@ namespace {
 constexpr double kSlack = 1e-9;
 // Constants scored without a bound: those needing the least proof score.
 constexpr std::size_t kDirect = 64;
-// A bound search may do about as much work as scoring the constants it
-// would spare (the next 3 direct for each: a score costs about 2,000 work
-// units of a search), so that a search that gives up costs no more than the
-// scoring it tried to avoid.
+// A bound search may do work in proportion to the constants it would spare
+// (the next 3x direct), so that one that gives up costs about as much as
+// the scoring it tried to avoid. 2,000 work units per constant is a guess at
+// a score's cost, not a measurement; 500 ran within the noise on WN18RR.
 constexpr long long kWorkPerDirect = 3 * 2000;
 // A bound search is not tried when the kernel's ball around the goal's own
 // constant holds more than 1% of the constants (and more than this): on

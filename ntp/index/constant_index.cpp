@@ -115,18 +115,6 @@ class SharedDistances {
   std::vector<std::vector<float>> rows_;  // (constants_, C)
 };
 
-// The constants found in at least kMinTuples of the tuples, ascending.
-std::vector<int> constants_shared_by_many(const std::vector<std::vector<int>>& tuples) {
-  std::unordered_map<int, std::size_t> count;
-  for (const std::vector<int>& t : tuples)
-    for (int c : t) ++count[c];
-  std::vector<int> shared;
-  for (const auto& [c, n] : count)
-    if (n >= SharedDistances::kMinTuples) shared.push_back(c);
-  std::sort(shared.begin(), shared.end());
-  return shared;
-}
-
 }  // namespace
 
 ConstantIndex::Adjacency ConstantIndex::make_adjacency(const std::vector<int>& facts, int position, int num_constants) const {
@@ -165,6 +153,19 @@ struct ConstantIndex::TupleQueries {
     std::vector<TupleQueries> tuples;
     for (auto& [tuple, members] : by_tuple) tuples.push_back({tuple, std::move(members)});
     return tuples;
+  }
+
+  // The constants found in at least `min_tuples` of the tuples, ascending.
+  static std::vector<int> shared_by(const std::vector<TupleQueries>& tuples, std::size_t min_tuples) {
+    if (tuples.size() < min_tuples) return {};
+    std::unordered_map<int, std::size_t> count;
+    for (const TupleQueries& t : tuples)
+      for (int c : t.constants) ++count[c];
+    std::vector<int> shared;
+    for (const auto& [c, n] : count)
+      if (n >= min_tuples) shared.push_back(c);
+    std::sort(shared.begin(), shared.end());
+    return shared;
   }
 };
 
@@ -488,9 +489,7 @@ std::vector<std::vector<int>> ConstantIndex::search(const std::vector<FactQuery>
   const PredicateTable predicates = predicate_distances(model_, queries);
   const std::vector<TupleQueries> tuples = TupleQueries::group(queries, ground);
   const std::unique_ptr<CandidateSource> source = candidate_source(ground, tuples);
-  std::vector<std::vector<int>> tuple_constants;
-  for (const TupleQueries& t : tuples) tuple_constants.push_back(t.constants);
-  const SharedDistances shared(points_, constants_shared_by_many(tuple_constants));
+  const SharedDistances shared(points_, TupleQueries::shared_by(tuples, SharedDistances::kMinTuples));
   std::vector<std::vector<int>> found(queries.size());
 #pragma omp parallel if (tuples.size() >= 16)  // threads for batches, not single queries
   {
