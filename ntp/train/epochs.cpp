@@ -3,7 +3,8 @@
 //   for each epoch:
 //     shuffle the facts (unless resuming inside the epoch)
 //     for each step: next batch, train_step (search, score, loss, backward,
-//                    update, refresh), then stop if asked, else progress
+//                    update, refresh; in the first complex_epochs, complex_step:
+//                    ComplEx's loss alone), then stop if asked, else progress
 //     report the epoch, save the position, call the caller's hook
 #include "ntp/train/epochs.h"
 
@@ -87,13 +88,20 @@ bool EpochLoop::run_epoch(int epoch, std::size_t first_step) {
   const std::size_t steps = batches_.steps_per_epoch();
   for (std::size_t step = first_step; step < steps; ++step) {
     const StepGoals batch = batches_.goals(step);
-    loss_sum_ += train_step(learner_, probe_, batch, temperature, {epoch, step}, timer);
+    loss_sum_ += epoch <= options_.complex_epochs
+                     ? complex_step(learner_, batch, {epoch, step}, timer)
+                     : train_step(learner_, probe_, batch, temperature, {epoch, step}, timer);
     if (step + 1 < steps && hooks_.stop_requested()) {  // at an epoch's end, stop after it
       save(epoch - 1, step + 1);
       progress_.stopped();
       return false;
     }
     progress_.after_step(epoch, step, loss_sum_);
+  }
+  if (epoch == options_.complex_epochs) {  // the prover's epochs need an index of the moved embeddings
+    timer.start();
+    rebuild_index(learner_, probe_);
+    timer.lap(&TimeSplit::index_maintenance);
   }
   finish_epoch(epoch, std::chrono::duration<double>(std::chrono::steady_clock::now() - epoch_start).count(), time);
   return epoch == options_.epochs || !hooks_.stop_requested();

@@ -11,6 +11,7 @@ namespace ntp {
 Model new_model(TrainingData data, const ModelOptions& o) {
   check_options(o);
   Model m = make_model(std::move(data.kb), o.dim, o.prover, o.seed);
+  m.constants.value *= o.constant_init;
   if (o.attention) add_rule_attention(m, o.seed);
   if (o.reformulator != Reformulator::None) add_conditioning(m, o.reformulator, o.seed);
   m.filter_facts = std::move(data.dev);

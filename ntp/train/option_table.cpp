@@ -101,6 +101,11 @@ void add_model_settings(std::vector<TrainOption>& t) {
                  if (!reformulator_from_name(v, &s.model.reformulator))
                    throw std::invalid_argument("is none, linear or attentive, got '" + v + "'");
                }});
+  t.push_back({"constant-init", OptionKind::Number,
+               "constant embeddings start uniform in [-x, x]; below 1 for large sparse KBs, whose constants "
+               "ComplEx meets a few times an epoch",
+               [](const S& s) { return text(s.model.constant_init); },
+               [](S& s, V v) { s.model.constant_init = read_number(v); }});
   t.push_back({"seed", OptionKind::Integer, "random seed", [](const S& s) { return std::to_string(s.model.seed); },
                [](S& s, V v) { s.model.seed = s.train.seed = read_seed(v); }});
 }
@@ -111,6 +116,10 @@ void add_learning_settings(std::vector<TrainOption>& t) {
   using V = const std::string&;
   t.push_back({"epochs", OptionKind::Integer, "passes over the training facts",
                [](const S& s) { return text(s.train.epochs); }, [](S& s, V v) { s.train.epochs = read_int(v); }});
+  t.push_back({"complex-epochs", OptionKind::Integer,
+               "the first N epochs train ComplEx alone, without proofs (NTPλ; seconds an epoch on a large KB)",
+               [](const S& s) { return text(s.train.complex_epochs); },
+               [](S& s, V v) { s.train.complex_epochs = read_int(v); }});
   t.push_back({"batch", OptionKind::Integer, "positive facts per step", [](const S& s) { return text(s.train.batch); },
                [](S& s, V v) { s.train.batch = read_int(v); }});
   t.push_back({"lr", OptionKind::Number, "learning rate", [](const S& s) { return text(s.train.learning_rate); },
@@ -223,6 +232,9 @@ void apply_train_options(TrainSettings& settings, const std::vector<OptionText>&
   if (given(options, "combine") && !settings.model.prover.complex)
     throw std::invalid_argument(spell_option("combine", spelling) + " needs " + spell_option("complex", spelling) +
                                 " (it joins NTP and ComplEx)");
+  if (settings.train.complex_epochs > 0 && !settings.model.prover.complex)
+    throw std::invalid_argument(spell_option("complex-epochs", spelling) + " needs " +
+                                spell_option("complex", spelling) + " (they train its ComplEx part)");
   if (settings.run.eval_every > 0 && !has_dev)
     throw std::invalid_argument(spell_option("eval-every", spelling) + " needs " + spell_option("dev", spelling) +
                                 " (the facts to measure on)");

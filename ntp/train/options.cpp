@@ -33,6 +33,7 @@ void check_options(const ModelOptions& o) {
   check_fact_index_kind(p.index);
   require(!p.complex || o.dim % 2 == 0, "the embedding dimension", "even for ComplEx (pairs of real and imaginary parts)",
           o.dim);
+  require(o.constant_init > 0 && o.constant_init <= 1e6, "the constants' initial range", "in (0, 1e6]", o.constant_init);
 }
 
 const char* training_mask_name(TrainingMask mask) { return mask == TrainingMask::Pair ? "pair" : "fact"; }
@@ -45,6 +46,8 @@ bool training_mask_from_name(const std::string& name, TrainingMask* mask) {
 
 void check_options(const TrainOptions& o) {
   require(o.epochs >= 0, "the number of epochs", ">= 0", o.epochs);
+  require(o.complex_epochs >= 0 && o.complex_epochs <= o.epochs, "the ComplEx-only epochs",
+          "in 0..epochs (" + std::to_string(o.epochs) + ")", o.complex_epochs);
   require(o.batch >= 1, "the batch (positives per step)", ">= 1", o.batch);
   require(o.negatives >= 0, "the negatives per positive", ">= 0", o.negatives);
   ad::make_optimizer(o.optimizer, {});  // throws naming the optimisers there are

@@ -34,6 +34,12 @@ struct ModelOptions {
   // Conditional proving (conditional.h): rules whose head is a slot get
   // bodies computed from the goal. Attentive implies attention.
   Reformulator reformulator = Reformulator::None;
+  // Constant embeddings start uniform in [-constant_init, constant_init]
+  // (the same draws, scaled). At 1 a ComplEx score of random constants has a
+  // logit of about ±2.7 (dim 100); on a KB whose constants are seen a few
+  // times an epoch (WN18RR) ComplEx then cannot learn them before it shrinks
+  // its predicate rows to escape that noise (docs/RESULTS.md).
+  double constant_init = 1.0;
 };
 void check_options(const ModelOptions& options);
 
@@ -54,6 +60,11 @@ bool training_mask_from_name(const std::string& name, TrainingMask* mask);  // f
 // recipe"); NTP's own settings were lr 1e-3, L2 1e-3 and 2 negatives.
 struct TrainOptions {
   int epochs = 100;
+  // The first `complex_epochs` epochs train the ComplEx loss alone, without
+  // proofs (an NTPλ model): an epoch of WN18RR takes seconds instead of
+  // minutes, so constants seen a few times an epoch can get embeddings
+  // before the prover's epochs.
+  int complex_epochs = 0;
   int batch = 10;                 // positives per step
   int negatives = 4;              // corruptions per positive
   TrainingMask mask = TrainingMask::Fact;

@@ -31,6 +31,21 @@ std::string describe(const TimeSplit& t, double epoch_seconds) {
 
 }  // namespace
 
+bool ProgressPrinter::is_complex_only(int epoch) const { return epoch <= options_.complex_epochs; }
+
+// The epochs after `epoch` of its own kind (ComplEx-only or with proofs).
+int ProgressPrinter::epochs_left_like(int epoch) const {
+  const int last = is_complex_only(epoch) ? std::min(options_.complex_epochs, options_.epochs) : options_.epochs;
+  return std::max(0, last - epoch);
+}
+
+// " + 3 epochs with proofs" while ComplEx-only epochs run: those have no pace yet.
+std::string ProgressPrinter::prover_epochs_after(int epoch) const {
+  if (!is_complex_only(epoch) || options_.epochs <= options_.complex_epochs) return "";
+  const int n = options_.epochs - options_.complex_epochs;
+  return " + " + std::to_string(n) + (n == 1 ? " epoch" : " epochs") + " with proofs";
+}
+
 ProgressPrinter::ProgressPrinter(std::ostream* out, const TrainOptions& options, int first_epoch,
                                  std::size_t steps_per_epoch)
     : out_(out), options_(options), first_epoch_(first_epoch), steps_per_epoch_(steps_per_epoch) {}
@@ -43,23 +58,28 @@ void ProgressPrinter::after_step(int epoch, std::size_t step, double loss_sum) {
   if (!out_ || !due || step + 1 >= steps_per_epoch_) return;  // the epoch's own line follows the last step
   last_line_ = Clock::now();
   const double steps = static_cast<double>(step + 1);
-  const double epochs_done = (epoch - first_epoch_) + steps / static_cast<double>(steps_per_epoch_);
-  const double eta = seconds_since(start_) / epochs_done * (options_.epochs - first_epoch_ + 1 - epochs_done);
-  char line[200];
-  std::snprintf(line, sizeof line, "%sepoch %d/%d  step %zu/%zu  %.1f steps/s  loss %.4f  eta %s%s",
+  const double epoch_seconds = seconds_since(epoch_start_) / steps * static_cast<double>(steps_per_epoch_);
+  const double eta = epoch_seconds * (1 - steps / static_cast<double>(steps_per_epoch_)) +
+                     epoch_seconds * static_cast<double>(epochs_left_like(epoch));
+  char line[240];
+  std::snprintf(line, sizeof line, "%sepoch %d/%d  step %zu/%zu  %.1f steps/s  loss %.4f  eta %s%s%s",
                 in_place ? "\r" : "", epoch, options_.epochs, step + 1, steps_per_epoch_,
-                steps / seconds_since(epoch_start_), loss_sum / steps, format_duration(eta).c_str(), in_place ? "   " : "\n");
+                steps / seconds_since(epoch_start_), loss_sum / steps, format_duration(eta).c_str(),
+                prover_epochs_after(epoch).c_str(), in_place ? "   " : "\n");
   *out_ << line << std::flush;
 }
 
 void ProgressPrinter::after_epoch(const EpochReport& r, const std::string& index) {
   if (!out_) return;
   const double elapsed = seconds_since(start_);
-  const double eta = elapsed / (r.epoch - first_epoch_ + 1) * (options_.epochs - r.epoch);
-  char line[240];
-  std::snprintf(line, sizeof line, "%sepoch %d/%d  loss %.4f  %.2f s  elapsed %s  eta %s",
+  Pace& pace = pace_[is_complex_only(r.epoch)];
+  pace.seconds += r.seconds;
+  pace.epochs += 1;
+  const double eta = pace.seconds / pace.epochs * static_cast<double>(epochs_left_like(r.epoch));
+  char line[280];
+  std::snprintf(line, sizeof line, "%sepoch %d/%d  loss %.4f  %.2f s  elapsed %s  eta %s%s",
                 options_.progress_inline ? "\r" : "", r.epoch, options_.epochs, r.mean_loss, r.seconds,
-                format_duration(elapsed).c_str(), format_duration(eta).c_str());
+                format_duration(elapsed).c_str(), format_duration(eta).c_str(), prover_epochs_after(r.epoch).c_str());
   *out_ << line;
   if (r.recall_probes > 0) *out_ << "  recall@1 " << r.recall_at_1 << " (" << r.recall_probes << " probes, " << index << ")";
   *out_ << r.note << "\n";

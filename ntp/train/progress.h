@@ -30,6 +30,16 @@ class ProgressPrinter {
   void stopped();
 
  private:
+  // Seconds and epochs done, of epochs with proofs [0] and ComplEx-only ones
+  // [1]: each kind's ETA at its own pace (seconds against minutes on WN18RR).
+  struct Pace {
+    double seconds = 0;
+    double epochs = 0;
+  };
+  bool is_complex_only(int epoch) const;
+  int epochs_left_like(int epoch) const;
+  std::string prover_epochs_after(int epoch) const;
+  Pace pace_[2];
   using Clock = std::chrono::steady_clock;
   std::ostream* out_;
   const TrainOptions& options_;

@@ -41,6 +41,10 @@ void RecallProbe::embeddings_moved(const MovedRows& moved) {
   if (exact_) exact_->embeddings_moved(moved);
 }
 
+void RecallProbe::all_moved() {
+  if (exact_) exact_->all_moved();
+}
+
 void RecallProbe::start_epoch() {
   recall_sum_ = 0;
   probes_ = 0;

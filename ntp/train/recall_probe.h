@@ -30,6 +30,7 @@ class RecallProbe {
   void after_search();
   // The exact index follows the embeddings as the approximate one does.
   void embeddings_moved(const MovedRows& moved);
+  void all_moved();
 
   // This epoch's probes: their number and the mean recall@1 (-1 when none).
   void start_epoch();

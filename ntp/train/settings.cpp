@@ -80,6 +80,8 @@ std::string training_settings(const TrainingData& data, const ModelOptions& m, c
   if (m.attention) s << "attention=1\n";
   if (m.reformulator != Reformulator::None) s << "reformulator=" << reformulator_name(m.reformulator) << "\n";
   if (t.explore > 0) s << "explore=" << number(t.explore) << "\n";
+  if (m.constant_init != 1.0) s << "constant-init=" << number(m.constant_init) << "\n";
+  if (t.complex_epochs > 0) s << "complex-epochs=" << t.complex_epochs << "\n";
   return s.str();
 }
 

@@ -40,13 +40,18 @@ ad::Var score(Learner& l, const ProofBatch& proofs, double temperature) {
   return score_goals(l.tape, l.model, proofs, temperature);
 }
 
-// The cross-entropy of the scores; an NTPλ model adds its ComplEx scores'.
-ad::Var loss(Learner& l, ad::Var scores, const StepGoals& batch) {
-  ad::Var total = ad::binary_cross_entropy(l.tape, scores, batch.labels);
-  if (!l.model.prover.complex) return total;
+// The cross-entropy of the goals' ComplEx scores.
+ad::Var complex_loss(Learner& l, const StepGoals& batch) {
   std::vector<Atom> atoms;
   for (const Goal& g : batch.goals) atoms.push_back(g.atom);
-  return ad::add(l.tape, total, ad::binary_cross_entropy(l.tape, complex_scores(l.tape, l.model, atoms), batch.labels));
+  return ad::binary_cross_entropy(l.tape, complex_scores(l.tape, l.model, atoms), batch.labels);
+}
+
+// The cross-entropy of the scores; an NTPλ model adds its ComplEx scores'.
+ad::Var loss(Learner& l, ad::Var scores, const StepGoals& batch) {
+  const ad::Var total = ad::binary_cross_entropy(l.tape, scores, batch.labels);
+  if (!l.model.prover.complex) return total;
+  return ad::add(l.tape, total, complex_loss(l, batch));
 }
 
 // The loss's value; throws NonFiniteError if it is NaN or infinite.
@@ -129,6 +134,25 @@ double train_step(Learner& learner, RecallProbe& probe, const StepGoals& batch, 
   timer.lap(&TimeSplit::index_maintenance);
   timer.time().goals += static_cast<long long>(batch.goals.size());
   return value;
+}
+
+double complex_step(Learner& learner, const StepGoals& batch, const StepPosition& at, StepTimer& timer) {
+  timer.start();
+  learner.tape.clear();
+  const ad::Var step_loss = complex_loss(learner, batch);
+  timer.lap(&TimeSplit::forward);
+  const double value = loss_value(learner.tape, step_loss, at);
+  learner.tape.backward(step_loss);
+  timer.lap(&TimeSplit::backward);
+  update(learner, at);
+  timer.lap(&TimeSplit::optimiser);
+  timer.time().goals += static_cast<long long>(batch.goals.size());
+  return value;
+}
+
+void rebuild_index(Learner& learner, RecallProbe& probe) {
+  learner.facts->all_moved();
+  probe.all_moved();
 }
 
 }  // namespace ntp

@@ -55,4 +55,17 @@ double explore_temperature(const TrainOptions& options, int epoch);
 double train_step(Learner& learner, RecallProbe& probe, const StepGoals& batch, double temperature,
                   const StepPosition& at, StepTimer& timer);
 
+// A step of TrainOptions::complex_epochs: the ComplEx loss of `batch` alone,
+// without a proof search, then the update. The fact index is not told:
+// relinking the rows each step moved would cost an HNSW index ten times the
+// step itself (WN18RR: 19 s against 2 s an epoch), and no proof reads it
+// until rebuild_index, once after the last such epoch.
+double complex_step(Learner& learner, const StepGoals& batch, const StepPosition& at, StepTimer& timer);
+
+// Rebuilds the fact index (and the recall probe's) from the embeddings as
+// they are: after ComplEx-only epochs every constant has moved far from where
+// the index's links were made (an HNSW graph kept through them, its points
+// moved in place, found the nearest fact for 10% of WN18RR's goals).
+void rebuild_index(Learner& learner, RecallProbe& probe);
+
 }  // namespace ntp

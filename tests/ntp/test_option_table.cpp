@@ -71,6 +71,12 @@ TEST_CASE("bad options are named as the front end spells them") {
   plain.run.model_path = "m.ntp";
   CHECK(message_of(plain, {{"complex", "false"}, {"combine", "max"}}, false, OptionSpelling::Keyword) ==
         "combine needs complex (it joins NTP and ComplEx)");
+  CHECK(message_of(plain, {{"complex", "false"}, {"complex-epochs", "1"}}, false, OptionSpelling::CommandLine) ==
+        "--complex-epochs needs --complex (they train its ComplEx part)");
+  CHECK(message_of(s, {{"epochs", "3"}, {"complex-epochs", "4"}}, false, OptionSpelling::Keyword) ==
+        "the ComplEx-only epochs must be in 0..epochs (3), got 4");
+  CHECK(message_of(s, {{"constant-init", "0"}}, false, OptionSpelling::Keyword) ==
+        "the constants' initial range must be in (0, 1e6], got 0");
   ntp::TrainSettings dev;
   dev.run.model_path = "m.ntp";
   CHECK(message_of(dev, {{"eval-every", "2"}}, false, OptionSpelling::CommandLine) ==

@@ -3,8 +3,10 @@
 #include "ntp/eval/evaluate.h"
 #include "ntp/eval/ranking.h"
 #include "ntp/kb/parse.h"
+#include "ntp/model/complex.h"
 #include "ntp/model/rules.h"
 #include "ntp/train/epochs.h"
+#include "ntp/train/new_model.h"
 #include "ntp/train/non_finite_error.h"
 
 #include "inverse_rule_training.h"
@@ -206,6 +208,58 @@ TEST_CASE("an NTPλ model's score joins its proof and ComplEx scores by its rule
   for (const auto source : {ntp::ScoreSource::ComplexOnly, ntp::ScoreSource::MaxOfBoth, ntp::ScoreSource::MeanOfBoth})
     CHECK_THROWS_WITH_AS(ntp::score_atoms(plain, atoms, {"", source}), doctest::Contains("without ComplEx"),
                          std::invalid_argument);
+}
+
+TEST_CASE("constant_init scales the constants' first draws and nothing else") {
+  InverseKb data;
+  ntp::ModelOptions o;
+  const ntp::Model one = ntp::new_model({data.kb, {}, {}, {}}, o);
+  o.constant_init = 0.1;
+  const ntp::Model tenth = ntp::new_model({data.kb, {}, {}, {}}, o);
+  CHECK(tenth.constants.value.isApprox(0.1 * one.constants.value));
+  CHECK(tenth.constants.value.cwiseAbs().maxCoeff() <= 0.1);
+  CHECK(tenth.predicates.value == one.predicates.value);
+  o.constant_init = -1;
+  CHECK_THROWS_AS(ntp::new_model({data.kb, {}, {}, {}}, o), std::invalid_argument);
+}
+
+TEST_CASE("ComplEx-only epochs train ComplEx alone: rule slots stay, training facts outscore their corruptions") {
+  InverseKb data;
+  ntp::ProverConfig config;
+  config.complex = true;
+  const ntp::Model start = ntp::make_model(data.kb, 10, config, 3);
+  ntp::TrainOptions o = quick_options();
+  o.epochs = 30;
+  o.learning_rate = 0.1;
+  const auto slots = [](const ntp::Model& m) {
+    return ad::Matrix(m.predicates.value.bottomRows(m.predicates.value.rows() - m.num_kb_predicates));
+  };
+  // ComplEx's margin: its mean score of the training facts minus that of
+  // every fact's corruptions at both arguments.
+  const auto margin = [&](const ntp::Model& m) {
+    std::vector<ntp::Atom> corruptions;
+    for (const ntp::Atom& f : data.kb.facts)
+      for (int c = 0; c < data.kb.constants.size(); ++c)
+        for (int slot : {0, 1}) {
+          ntp::Atom x = f;
+          x.args[static_cast<std::size_t>(slot)] = c;
+          if (!data.kb.contains(x)) corruptions.push_back(x);
+        }
+    return mean(ntp::complex_scores(m, data.kb.facts)) - mean(ntp::complex_scores(m, corruptions));
+  };
+
+  ntp::Model only = start;
+  o.complex_epochs = o.epochs;
+  ntp::train_epochs(only, o);
+  CHECK(slots(only) == slots(start));  // no proof: no gradient reaches a rule
+  CHECK(only.constants.value != start.constants.value);
+  MESSAGE("ComplEx margin " << margin(start) << " before, " << margin(only) << " after");
+  CHECK(margin(only) > margin(start) + 0.3);
+
+  ntp::Model joint = start;  // the prover's epochs do move the slots
+  o.complex_epochs = o.epochs - 1;
+  ntp::train_epochs(joint, o);
+  CHECK(slots(joint) != slots(start));
 }
 
 TEST_CASE("an NTPλ model keeps its combine rule through a file, and a version 2 file loads as max") {
