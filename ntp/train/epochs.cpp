@@ -98,7 +98,7 @@ bool EpochLoop::run_epoch(int epoch, std::size_t first_step) {
     }
     progress_.after_step(epoch, step, loss_sum_);
   }
-  if (epoch == options_.complex_epochs) {  // the prover's epochs need an index of the moved embeddings
+  if (epoch == options_.complex_epochs && epoch < options_.epochs) {  // the prover's epochs need a current index
     timer.start();
     rebuild_index(learner_, probe_);
     timer.lap(&TimeSplit::index_maintenance);

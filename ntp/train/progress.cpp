@@ -35,14 +35,14 @@ bool ProgressPrinter::is_complex_only(int epoch) const { return epoch <= options
 
 // The epochs after `epoch` of its own kind (ComplEx-only or with proofs).
 int ProgressPrinter::epochs_left_like(int epoch) const {
-  const int last = is_complex_only(epoch) ? std::min(options_.complex_epochs, options_.epochs) : options_.epochs;
+  const int last = is_complex_only(epoch) ? options_.complex_epochs : options_.epochs;  // complex_epochs <= epochs
   return std::max(0, last - epoch);
 }
 
 // " + 3 epochs with proofs" while ComplEx-only epochs run: those have no pace yet.
 std::string ProgressPrinter::prover_epochs_after(int epoch) const {
-  if (!is_complex_only(epoch) || options_.epochs <= options_.complex_epochs) return "";
   const int n = options_.epochs - options_.complex_epochs;
+  if (!is_complex_only(epoch) || n == 0) return "";
   return " + " + std::to_string(n) + (n == 1 ? " epoch" : " epochs") + " with proofs";
 }
 

@@ -34,7 +34,7 @@ class ProgressPrinter {
   // [1]: each kind's ETA at its own pace (seconds against minutes on WN18RR).
   struct Pace {
     double seconds = 0;
-    double epochs = 0;
+    int epochs = 0;
   };
   bool is_complex_only(int epoch) const;
   int epochs_left_like(int epoch) const;

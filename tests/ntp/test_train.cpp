@@ -260,6 +260,23 @@ TEST_CASE("ComplEx-only epochs train ComplEx alone: rule slots stay, training fa
   o.complex_epochs = o.epochs - 1;
   ntp::train_epochs(joint, o);
   CHECK(slots(joint) != slots(start));
+
+  // The epoch with proofs after them searches an index of the moved
+  // embeddings: the same model as stopping after them and resuming, which
+  // builds its index afresh. (A k-d tree, which keeps its points until told;
+  // the table index recomputes its distances at every step anyway.)
+  config.index = "kdtree";
+  const ntp::Model tree_start = ntp::make_model(data.kb, 10, config, 3);
+  ntp::Model tree_joint = tree_start;
+  ntp::train_epochs(tree_joint, o);
+  ntp::Model resumed = tree_start;
+  ntp::TrainingState state;
+  ntp::TrainOptions first = o;
+  first.epochs = o.complex_epochs;
+  CHECK(ntp::train_epochs(resumed, first, state, {}));
+  CHECK(ntp::train_epochs(resumed, o, state, {}));
+  CHECK(resumed.constants.value == tree_joint.constants.value);
+  CHECK(resumed.predicates.value == tree_joint.predicates.value);
 }
 
 TEST_CASE("an NTPλ model keeps its combine rule through a file, and a version 2 file loads as max") {
