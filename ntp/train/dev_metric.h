@@ -1,19 +1,27 @@
 // ntp/train/dev_metric.h: the metric a run measures on its dev atoms to keep
-// the best model (RunOptions::eval_every, Keep::Best): filtered MRR over the
-// dev facts (the ranking protocol), or for a labelled dev file (WN11)
-// accuracy with per-relation thresholds chosen on dev itself.
+// the best model (RunOptions::eval_every, Keep::Best) and to choose an NTPλ
+// model's combine rule (combine_choice.h): filtered MRR over the dev facts
+// (the ranking protocol), or for a labelled dev file (WN11) accuracy with
+// per-relation thresholds chosen on dev itself.
 #pragma once
 
+#include "ntp/eval/evaluate.h"
 #include "ntp/model/model.h"
 #include "ntp/train/training_data.h"
 
+#include <cstddef>
 #include <string>
 
 namespace ntp {
 
 // "mrr" or "accuracy"; "" without dev atoms.
 std::string dev_metric_name(const TrainingData& data);
-// The metric's value for `model`; -1 without dev atoms.
-double dev_metric(const Model& model, const TrainingData& data);
+// How many dev atoms the metric measures: all of them, or at most
+// `max_atoms` (0 = no limit) spread evenly over the dev file.
+std::size_t dev_atoms_measured(const TrainingData& data, std::size_t max_atoms);
+// The metric's value for `model` scored as `scoring` says; -1 without dev
+// atoms. A filtered ranking filters every dev fact, measured or not.
+double dev_metric(const Model& model, const TrainingData& data, const ScoreOptions& scoring = {},
+                  std::size_t max_atoms = 0);
 
 }  // namespace ntp

@@ -82,11 +82,16 @@ void add_model_settings(std::vector<TrainOption>& t) {
                [](S& s, V v) { s.model.prover.complex = read_bool(v); }});
   t.push_back({"combine", OptionKind::Name,
                "NTPλ's score: max or mean of the proof and ComplEx scores, or proof (the proof score alone: "
-               "ComplEx only shapes the embeddings in training)",
-               [](const S& s) { return std::string(combine_name(s.model.prover.combine)); },
+               "ComplEx only shapes the embeddings in training), or dev (whichever of the three ranks, or "
+               "classifies, the dev facts best after training; needs --dev)",
+               [](const S& s) {
+                 return s.run.choose_combine ? std::string("dev") : std::string(combine_name(s.model.prover.combine));
+               },
                [](S& s, V v) {
-                 if (!combine_from_name(v, &s.model.prover.combine))
-                   throw std::invalid_argument("is max, mean or proof, got '" + v + "'");
+                 s.run.choose_combine = v == "dev";
+                 if (s.run.choose_combine) s.model.prover.combine = Combine::Mean;  // the choice replaces it
+                 else if (!combine_from_name(v, &s.model.prover.combine))
+                   throw std::invalid_argument("is max, mean, proof or dev, got '" + v + "'");
                }});
   t.push_back({"attention", OptionKind::Flag,
                "rule slots are softmax mixes of the KB's predicates (GNTP's attention), so rules cannot drift "
@@ -120,6 +125,10 @@ void add_learning_settings(std::vector<TrainOption>& t) {
                "the first N epochs train ComplEx alone, without proofs (NTPλ; seconds an epoch on a large KB)",
                [](const S& s) { return text(s.train.complex_epochs); },
                [](S& s, V v) { s.train.complex_epochs = read_int(v); }});
+  t.push_back({"freeze-kb", OptionKind::Flag,
+               "in the epochs with proofs only the rules learn: the constants and the KB's relations keep their "
+               "embeddings (for example those --complex-epochs gave them)",
+               [](const S& s) { return text(s.train.freeze_kb); }, [](S& s, V v) { s.train.freeze_kb = read_bool(v); }});
   t.push_back({"batch", OptionKind::Integer, "positive facts per step", [](const S& s) { return text(s.train.batch); },
                [](S& s, V v) { s.train.batch = read_int(v); }});
   t.push_back({"lr", OptionKind::Number, "learning rate", [](const S& s) { return text(s.train.learning_rate); },
@@ -232,6 +241,9 @@ void apply_train_options(TrainSettings& settings, const std::vector<OptionText>&
   if (given(options, "combine") && !settings.model.prover.complex)
     throw std::invalid_argument(spell_option("combine", spelling) + " needs " + spell_option("complex", spelling) +
                                 " (it joins NTP and ComplEx)");
+  if (settings.run.choose_combine && !has_dev)
+    throw std::invalid_argument(spell_option("combine", spelling) + " dev needs " + spell_option("dev", spelling) +
+                                " (the facts to choose on)");
   if (settings.train.complex_epochs > 0 && !settings.model.prover.complex)
     throw std::invalid_argument(spell_option("complex-epochs", spelling) + " needs " +
                                 spell_option("complex", spelling) + " (they train its ComplEx part)");

@@ -65,6 +65,11 @@ struct TrainOptions {
   // minutes, so constants seen a few times an epoch can get embeddings
   // before the prover's epochs.
   int complex_epochs = 0;
+  // In the epochs with proofs, only the rules learn: the constants' and the
+  // KB relations' embeddings stay where they are (for example where the
+  // ComplEx-only epochs left them), so the prover cannot trade away what
+  // ComplEx learnt, and the fact index never needs updating.
+  bool freeze_kb = false;
   int batch = 10;                 // positives per step
   int negatives = 4;              // corruptions per positive
   TrainingMask mask = TrainingMask::Fact;
@@ -132,6 +137,9 @@ struct RunOptions {
   Keep keep = Keep::Best;
   std::string log_path;    // one JSON object per epoch ("" = no log); appended to when resuming
   bool resume = false;     // continue from the checkpoint (its settings must match)
+  // An NTPλ model's combine rule is chosen on dev after training
+  // (combine_choice.h; `--combine dev`), replacing ModelOptions' rule.
+  bool choose_combine = false;
   // May be raised at any time (by a signal handler): the run finishes its
   // step, writes the checkpoint and returns. Null: the run is never stopped.
   const std::atomic<bool>* stop = nullptr;
@@ -146,6 +154,7 @@ struct RunResult {
   double best_dev = -1;
   int best_epoch = 0;
   std::string checkpoint;  // its path
+  std::string combine_choice;  // RunOptions::choose_combine: the rule chosen and each rule's dev metric
 };
 
 }  // namespace ntp

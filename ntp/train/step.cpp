@@ -85,6 +85,27 @@ void check_finite(const Model& model, const MovedRows& moved, const StepPosition
                            "the embedding of constant " + model.kb.constants.name(c) + " is not finite");
 }
 
+// Zeroes and forgets the gradient of `table`'s rows before `end`, so that the
+// optimiser leaves them where they are.
+void forget_rows_before(ad::Parameter& table, Eigen::Index end) {
+  std::vector<Eigen::Index> kept;
+  for (Eigen::Index r : table.touched) {
+    if (r >= end) {
+      kept.push_back(r);
+      continue;
+    }
+    table.grad.row(r).setZero();
+    table.is_touched[r] = 0;
+  }
+  table.touched = std::move(kept);
+}
+
+// TrainOptions::freeze_kb: the constants and the KB's relations get no update.
+void freeze_kb_rows(Model& model) {
+  forget_rows_before(model.constants, model.constants.value.rows());
+  forget_rows_before(model.predicates, model.num_kb_predicates);
+}
+
 // The optimiser's step on every touched row; returns the rows it moved.
 MovedRows update(Learner& l, const StepPosition& at) {
   const MovedRows moved = rows_to_move(l.model);
@@ -107,7 +128,8 @@ Learner::Learner(Model& trained, const TrainOptions& options)
       optimizer(optimizer_for(options)),
       parameters(trained_tables(trained)),
       facts(make_fact_index(trained, trained.prover.index, options.index)),
-      prover(trained, *facts, trained.prover) {}
+      prover(trained, *facts, trained.prover),
+      freeze_kb(options.freeze_kb) {}
 
 double explore_temperature(const TrainOptions& o, int epoch) {
   const double half = std::max(1.0, o.epochs / 2.0);
@@ -127,6 +149,7 @@ double train_step(Learner& learner, RecallProbe& probe, const StepGoals& batch, 
   timer.lap(&TimeSplit::forward);
   const double value = loss_value(learner.tape, step_loss, at);
   learner.tape.backward(step_loss);
+  if (learner.freeze_kb) freeze_kb_rows(learner.model);
   timer.lap(&TimeSplit::backward);
   const MovedRows moved = update(learner, at);
   timer.lap(&TimeSplit::optimiser);

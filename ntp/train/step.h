@@ -38,6 +38,7 @@ struct Learner {
   std::unique_ptr<FactIndex> facts;
   Prover prover;
   ad::Tape tape;
+  bool freeze_kb;  // TrainOptions::freeze_kb: train_step moves only the rules' rows
 };
 
 // Where a step is: its epoch (1-based) and its step in the epoch (0-based).

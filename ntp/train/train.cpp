@@ -4,6 +4,7 @@
 #include "ntp/train/train.h"
 
 #include "ntp/train/checkpoint.h"
+#include "ntp/train/combine_choice.h"
 #include "ntp/train/dev_metric.h"
 #include "ntp/train/epochs.h"
 #include "ntp/train/new_model.h"
@@ -99,6 +100,18 @@ class EpochKeeper {
   std::ofstream log_;
 };
 
+// RunOptions::choose_combine: the kept model's combine rule, chosen on dev
+// and saved with it.
+std::string choose_kept_combine(const TrainingData& data, const RunOptions& run, std::ostream* progress) {
+  Model kept = load_model(run.model_path);
+  if (progress)
+    *progress << "choosing the combine rule on " << dev_atoms_measured(data, kCombineChoiceDevAtoms) << " dev atoms"
+              << std::endl;
+  const CombineChoice choice = choose_combine(kept, data);
+  save_model(kept, run.model_path);
+  return describe(choice, dev_metric_name(data));
+}
+
 }  // namespace
 
 RunResult train(const TrainingData& data, const ModelOptions& model_options, const TrainOptions& options,
@@ -108,6 +121,10 @@ RunResult train(const TrainingData& data, const ModelOptions& model_options, con
   check_options(run);
   RunResult result;
   result.metric = run.eval_every > 0 ? dev_metric_name(data) : "";
+  if (run.choose_combine && !model_options.prover.complex)
+    throw std::invalid_argument("choosing the combine rule on dev needs an NTPλ model (--complex)");
+  if (run.choose_combine && dev_metric_name(data).empty())
+    throw std::invalid_argument("choosing the combine rule on dev needs dev atoms");
   if (run.eval_every > 0 && result.metric.empty())
     throw std::invalid_argument("a dev metric every " + std::to_string(run.eval_every) + " epochs needs dev atoms");
   result.checkpoint = checkpoint_path(run.model_path);
@@ -123,6 +140,7 @@ RunResult train(const TrainingData& data, const ModelOptions& model_options, con
   result.finished = train_epochs(c.model, options, c.state, hooks);
   if (!result.finished) save_checkpoint(c, result.checkpoint);
   else if (run.keep == Keep::Last || c.best_epoch == 0) save_model(c.model, run.model_path);
+  if (result.finished && run.choose_combine) result.combine_choice = choose_kept_combine(data, run, progress);
   result.epochs_done = c.state.epochs_done;
   result.steps_done = c.state.steps_done;
   result.best_dev = c.best_dev;

@@ -65,7 +65,7 @@ TEST_CASE("bad options are named as the front end spells them") {
   CHECK(message_of(s, {{"seed", "-1"}}, false, OptionSpelling::Keyword).find("seed is an integer in 0..") == 0);
   CHECK(message_of(s, {{"lr", " 1"}}, false, OptionSpelling::Keyword) == "lr is a number, got ' 1'");
   CHECK(message_of(s, {{"combine", "median"}}, false, OptionSpelling::CommandLine) ==
-        "--combine is max, mean or proof, got 'median'");
+        "--combine is max, mean, proof or dev, got 'median'");
   CHECK(message_of(s, {{"frobnicate", "1"}}, false, OptionSpelling::Keyword) == "unknown training option frobnicate");
   ntp::TrainSettings plain;
   plain.run.model_path = "m.ntp";
@@ -82,6 +82,15 @@ TEST_CASE("bad options are named as the front end spells them") {
   CHECK(message_of(dev, {{"eval-every", "2"}}, false, OptionSpelling::CommandLine) ==
         "--eval-every needs --dev (the facts to measure on)");
   CHECK(message_of(dev, {{"eval-every", "2"}}, true, OptionSpelling::CommandLine).empty());
+  CHECK(message_of(dev, {{"combine", "dev"}}, false, OptionSpelling::CommandLine) ==
+        "--combine dev needs --dev (the facts to choose on)");
+  ntp::TrainSettings chosen;
+  chosen.run.model_path = "m.ntp";
+  CHECK(message_of(chosen, {{"combine", "dev"}}, true, OptionSpelling::Keyword).empty());
+  CHECK(chosen.run.choose_combine);
+  CHECK(ntp::find_train_option("combine")->get(chosen) == "dev");
+  CHECK(message_of(chosen, {{"combine", "max"}}, true, OptionSpelling::Keyword).empty());  // the last one given wins
+  CHECK(!chosen.run.choose_combine);
   ntp::TrainSettings odd;
   odd.run.model_path = "m.ntp";
   CHECK(message_of(odd, {{"dim", "3"}}, false, OptionSpelling::Keyword).find("even for ComplEx") != std::string::npos);

@@ -279,6 +279,38 @@ TEST_CASE("ComplEx-only epochs train ComplEx alone: rule slots stay, training fa
   CHECK(resumed.predicates.value == tree_joint.predicates.value);
 }
 
+TEST_CASE("freeze_kb: the epochs with proofs move the rule slots only, the ComplEx-only epochs everything") {
+  InverseKb data;
+  ntp::ProverConfig config;
+  config.complex = true;
+  const ntp::Model start = ntp::make_model(data.kb, 10, config, 3);
+  ntp::TrainOptions o = quick_options();
+  o.epochs = 6;
+  o.complex_epochs = 3;
+  ntp::TrainOptions first = o;
+  first.epochs = o.complex_epochs;
+  ntp::Model after_complex = start;
+  ntp::train_epochs(after_complex, first);
+
+  o.freeze_kb = true;
+  ntp::Model frozen = start;
+  ntp::train_epochs(frozen, o);
+  const auto kb_rows = [](const ntp::Model& m) { return ad::Matrix(m.predicates.value.topRows(m.num_kb_predicates)); };
+  const auto slots = [](const ntp::Model& m) {
+    return ad::Matrix(m.predicates.value.bottomRows(m.predicates.value.rows() - m.num_kb_predicates));
+  };
+  CHECK(after_complex.constants.value != start.constants.value);  // freezing waits for the proofs
+  CHECK(frozen.constants.value == after_complex.constants.value);
+  CHECK(kb_rows(frozen) == kb_rows(after_complex));
+  CHECK(slots(frozen) != slots(after_complex));
+
+  o.freeze_kb = false;  // without it the same epochs move the constants too
+  ntp::Model joint = start;
+  ntp::train_epochs(joint, o);
+  CHECK(joint.constants.value != after_complex.constants.value);
+  CHECK(kb_rows(joint) != kb_rows(after_complex));
+}
+
 TEST_CASE("an NTPλ model keeps its combine rule through a file, and a version 2 file loads as max") {
   InverseKb data;
   ntp::ProverConfig config;

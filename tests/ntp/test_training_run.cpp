@@ -5,6 +5,7 @@
 // path; the option checks name the setting.
 #include "ntp/ntp.h"
 #include "ntp/train/checkpoint.h"
+#include "ntp/train/dev_metric.h"
 #include "ntp/train/epochs.h"
 #include "ntp/train/new_model.h"
 #include "ntp/train/settings.h"
@@ -164,4 +165,58 @@ TEST_CASE("the option checks name the setting, in the library's words") {
   r.eval_every = -2;
   CHECK_THROWS_WITH_AS(ntp::check_options(r), "the epochs between dev metrics must be >= 0 (0 = never), got -2",
                        std::invalid_argument);
+}
+
+TEST_CASE("--combine dev: the run keeps the rule that ranks its dev facts best, and says what each one scored") {
+  omp_set_num_threads(1);
+  // Dev facts: s(b_i, a_i) for i = 10..12, which training does not see.
+  std::ostringstream facts;
+  for (int i = 1; i <= 12; ++i) facts << "r(a" << i << ",b" << i << ").\n" << (i < 10 ? "s(b" : "% s(b") << i << ",a" << i << ").\n";
+  ntp::TrainingData data = ntp::training_data_from_text(facts.str(), "2  #1(X, Y) :- #2(Y, X).\n");
+  const auto& symbols = data.kb.constants;
+  for (int i = 10; i <= 12; ++i)
+    data.dev.push_back({data.kb.predicates.find("s"),
+                        {symbols.find("b" + std::to_string(i)), symbols.find("a" + std::to_string(i))}});
+  REQUIRE(data.dev.size() == 3);
+
+  ntp::ModelOptions mo = small_model_options();
+  mo.prover.complex = true;
+  ntp::RunOptions run;
+  run.model_path = std::string(NTP_BINARY_DIR) + "/combine_dev.ntp";
+  run.choose_combine = true;
+  const ntp::RunResult result = ntp::train(data, mo, options(4), run, nullptr);
+  REQUIRE(result.finished);
+  const ntp::Model chosen = ntp::load_model(run.model_path);
+  MESSAGE(result.combine_choice);
+  CHECK(result.combine_choice.rfind(ntp::combine_name(chosen.prover.combine), 0) == 0);
+  CHECK(result.combine_choice.find("on 3 atoms") != std::string::npos);
+
+  // The same three measurements by hand: the chosen rule's is the largest,
+  // and an exact tie keeps the earlier rule (mean, max, proof).
+  double best = -1;
+  ntp::Combine argmax = ntp::Combine::Mean;
+  for (ntp::Combine rule : {ntp::Combine::Mean, ntp::Combine::Max, ntp::Combine::Proof}) {
+    ntp::Model m = chosen;
+    m.prover.combine = rule;
+    const double metric = ntp::dev_metric(m, data);
+    char text[48];
+    std::snprintf(text, sizeof text, "%s %.4f", ntp::combine_name(rule), metric);
+    CHECK(result.combine_choice.find(text) != std::string::npos);
+    if (metric > best) {
+      best = metric;
+      argmax = rule;
+    }
+  }
+  CHECK(chosen.prover.combine == argmax);
+
+  // A plain model has no rule to choose; a run without dev nothing to choose on.
+  mo.prover.complex = false;
+  CHECK_THROWS_WITH_AS(ntp::train(data, mo, options(1), run, nullptr), doctest::Contains("NTPλ"),
+                       std::invalid_argument);
+  mo.prover.complex = true;
+  data.dev.clear();
+  CHECK_THROWS_WITH_AS(ntp::train(data, mo, options(1), run, nullptr), doctest::Contains("dev atoms"),
+                       std::invalid_argument);
+  std::remove(run.model_path.c_str());
+  std::remove(ntp::checkpoint_path(run.model_path).c_str());
 }

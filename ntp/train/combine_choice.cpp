@@ -1,0 +1,44 @@
+// ntp/train/combine_choice.cpp: choosing the combine rule on dev (see combine_choice.h).
+#include "ntp/train/combine_choice.h"
+
+#include "ntp/index/make_fact_index.h"
+#include "ntp/train/dev_metric.h"
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace ntp {
+
+CombineChoice choose_combine(Model& model, const TrainingData& data, std::size_t max_dev_atoms) {
+  if (!model.prover.complex) throw std::invalid_argument("choosing the combine rule needs an NTPλ model (--complex)");
+  if (dev_metric_name(data).empty()) throw std::invalid_argument("choosing the combine rule needs dev atoms");
+  CombineChoice choice;
+  choice.dev_atoms = dev_atoms_measured(data, max_dev_atoms);
+  ScoreOptions scoring;
+  scoring.facts = make_fact_index(model, "exact");  // as `ntp eval` ranks; built once for the three
+  double best = -1;
+  for (Combine rule : {Combine::Mean, Combine::Max, Combine::Proof}) {
+    model.prover.combine = rule;
+    const double metric = dev_metric(model, data, scoring, max_dev_atoms);
+    choice.measured.emplace_back(rule, metric);
+    if (metric > best) {
+      best = metric;
+      choice.chosen = rule;
+    }
+  }
+  model.prover.combine = choice.chosen;
+  return choice;
+}
+
+std::string describe(const CombineChoice& choice, const std::string& metric) {
+  std::string s = std::string(combine_name(choice.chosen)) + " (dev " + metric + " on " +
+                  std::to_string(choice.dev_atoms) + " atoms:";
+  for (std::size_t i = 0; i < choice.measured.size(); ++i) {
+    char value[32];
+    std::snprintf(value, sizeof value, " %.4f", choice.measured[i].second);
+    s += std::string(i ? "," : "") + " " + combine_name(choice.measured[i].first) + value;
+  }
+  return s + ")";
+}
+
+}  // namespace ntp

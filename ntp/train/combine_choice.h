@@ -1,0 +1,41 @@
+// ntp/train/combine_choice.h: an NTPλ model's combine rule, chosen on dev.
+//
+// Training does not depend on the rule (config.h: the loss is the sum of the
+// proof and ComplEx cross-entropies), so it can be chosen after training, as
+// Keep::Best chooses the epoch: the dev metric (dev_metric.h) is measured
+// with each of mean, max and proof, and the best is kept. Where ComplEx
+// learns little, as on large KBs whose constants are each in a few facts,
+// its scores only add noise to the proofs' (docs/RESULTS.md), and this is how
+// a run finds out without a setting typed per data set.
+#pragma once
+
+#include "ntp/model/model.h"
+#include "ntp/train/training_data.h"
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ntp {
+
+// Dev facts ranked three times are costly on a large KB: at most this many,
+// spread over the dev file (WN18RR: 3,034), are measured.
+constexpr std::size_t kCombineChoiceDevAtoms = 500;
+
+struct CombineChoice {
+  Combine chosen = Combine::Mean;
+  std::vector<std::pair<Combine, double>> measured;  // each rule's dev metric, in the order tried
+  std::size_t dev_atoms = 0;                         // how many dev atoms were measured
+};
+
+// Measures `model`'s dev metric with each rule (mean first: on an exact tie
+// the earlier rule stays) and sets model.prover.combine to the best.
+// Requires an NTPλ model (prover.complex) and dev atoms.
+CombineChoice choose_combine(Model& model, const TrainingData& data,
+                             std::size_t max_dev_atoms = kCombineChoiceDevAtoms);
+
+// "proof (dev mrr on 500 atoms: mean 0.7896, max 0.8961, proof 0.9265)".
+std::string describe(const CombineChoice& choice, const std::string& metric);
+
+}  // namespace ntp
