@@ -4,12 +4,14 @@
 #include "ntp/index/make_fact_index.h"
 #include "ntp/train/dev_metric.h"
 
+#include <chrono>
 #include <cstdio>
+#include <ostream>
 #include <stdexcept>
 
 namespace ntp {
 
-CombineChoice choose_combine(Model& model, const TrainingData& data, std::size_t max_dev_atoms) {
+CombineChoice choose_combine(Model& model, const TrainingData& data, std::size_t max_dev_atoms, std::ostream* progress) {
   if (!model.prover.complex) throw std::invalid_argument("choosing the combine rule needs an NTPλ model (--complex)");
   if (dev_metric_name(data).empty()) throw std::invalid_argument("choosing the combine rule needs dev atoms");
   CombineChoice choice;
@@ -19,8 +21,16 @@ CombineChoice choose_combine(Model& model, const TrainingData& data, std::size_t
   double best = -1;
   for (Combine rule : {Combine::Mean, Combine::Max, Combine::Proof}) {
     model.prover.combine = rule;
+    const auto start = std::chrono::steady_clock::now();
     const double metric = dev_metric(model, data, scoring, max_dev_atoms);
     choice.measured.emplace_back(rule, metric);
+    if (progress) {
+      const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+      char line[96];
+      std::snprintf(line, sizeof line, "  %-5s dev %s %.4f (%.1f s)", combine_name(rule),
+                    dev_metric_name(data).c_str(), metric, took.count());
+      *progress << line << std::endl;
+    }
     if (metric > best) {
       best = metric;
       choice.chosen = rule;

@@ -13,6 +13,7 @@
 #include "ntp/train/training_data.h"
 
 #include <cstddef>
+#include <iosfwd>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,9 +32,10 @@ struct CombineChoice {
 
 // Measures `model`'s dev metric with each rule (mean first: on an exact tie
 // the earlier rule stays) and sets model.prover.combine to the best.
-// Requires an NTPλ model (prover.complex) and dev atoms.
+// Requires an NTPλ model (prover.complex) and dev atoms. `progress` (may be
+// null) gets a line per rule as it is measured, with its seconds.
 CombineChoice choose_combine(Model& model, const TrainingData& data,
-                             std::size_t max_dev_atoms = kCombineChoiceDevAtoms);
+                             std::size_t max_dev_atoms = kCombineChoiceDevAtoms, std::ostream* progress = nullptr);
 
 // "proof (dev mrr on 500 atoms: mean 0.7896, max 0.8961, proof 0.9265)".
 std::string describe(const CombineChoice& choice, const std::string& metric);

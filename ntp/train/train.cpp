@@ -107,7 +107,7 @@ std::string choose_kept_combine(const TrainingData& data, const RunOptions& run,
   if (progress)
     *progress << "choosing the combine rule on " << dev_atoms_measured(data, kCombineChoiceDevAtoms) << " dev atoms"
               << std::endl;
-  const CombineChoice choice = choose_combine(kept, data);
+  const CombineChoice choice = choose_combine(kept, data, kCombineChoiceDevAtoms, progress);
   save_model(kept, run.model_path);
   return describe(choice, dev_metric_name(data));
 }
