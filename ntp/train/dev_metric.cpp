@@ -3,6 +3,7 @@
 
 #include "ntp/eval/ranking.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace ntp {

@@ -68,7 +68,7 @@ struct TrainOptions {
   // In the epochs with proofs, only the rules learn: the constants' and the
   // KB relations' embeddings stay where they are (for example where the
   // ComplEx-only epochs left them), so the prover cannot trade away what
-  // ComplEx learnt, and the fact index never needs updating.
+  // ComplEx learnt, and the fact index never relinks a constant.
   bool freeze_kb = false;
   int batch = 10;                 // positives per step
   int negatives = 4;              // corruptions per positive
