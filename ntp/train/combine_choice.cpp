@@ -11,9 +11,13 @@
 
 namespace ntp {
 
+void check_combine_choice(bool complex, const TrainingData& data) {
+  if (!complex) throw std::invalid_argument("choosing the combine rule on dev needs an NTPλ model (--complex)");
+  if (dev_metric_name(data).empty()) throw std::invalid_argument("choosing the combine rule on dev needs dev atoms");
+}
+
 CombineChoice choose_combine(Model& model, const TrainingData& data, std::size_t max_dev_atoms, std::ostream* progress) {
-  if (!model.prover.complex) throw std::invalid_argument("choosing the combine rule needs an NTPλ model (--complex)");
-  if (dev_metric_name(data).empty()) throw std::invalid_argument("choosing the combine rule needs dev atoms");
+  check_combine_choice(model.prover.complex, data);
   CombineChoice choice;
   choice.dev_atoms = dev_atoms_measured(data, max_dev_atoms);
   ScoreOptions scoring;

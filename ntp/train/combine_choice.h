@@ -30,9 +30,13 @@ struct CombineChoice {
   std::size_t dev_atoms = 0;                         // how many dev atoms were measured
 };
 
+// Throws std::invalid_argument unless a combine rule can be chosen: an NTPλ
+// model (`complex`) and dev atoms in `data`. train() asks before training.
+void check_combine_choice(bool complex, const TrainingData& data);
+
 // Measures `model`'s dev metric with each rule (mean first: on an exact tie
 // the earlier rule stays) and sets model.prover.combine to the best.
-// Requires an NTPλ model (prover.complex) and dev atoms. `progress` (may be
+// Checks check_combine_choice first. `progress` (may be
 // null) gets a line per rule as it is measured, with its seconds.
 CombineChoice choose_combine(Model& model, const TrainingData& data,
                              std::size_t max_dev_atoms = kCombineChoiceDevAtoms, std::ostream* progress = nullptr);

@@ -102,7 +102,7 @@ void forget_rows_before(ad::Parameter& table, Eigen::Index end) {
 
 // TrainOptions::freeze_kb: the constants and the KB's relations get no update.
 void freeze_kb_rows(Model& model) {
-  forget_rows_before(model.constants, model.constants.value.rows());
+  model.constants.clear_grad();
   forget_rows_before(model.predicates, model.num_kb_predicates);
 }
 

@@ -121,10 +121,7 @@ RunResult train(const TrainingData& data, const ModelOptions& model_options, con
   check_options(run);
   RunResult result;
   result.metric = run.eval_every > 0 ? dev_metric_name(data) : "";
-  if (run.choose_combine && !model_options.prover.complex)
-    throw std::invalid_argument("choosing the combine rule on dev needs an NTPλ model (--complex)");
-  if (run.choose_combine && dev_metric_name(data).empty())
-    throw std::invalid_argument("choosing the combine rule on dev needs dev atoms");
+  if (run.choose_combine) check_combine_choice(model_options.prover.complex, data);
   if (run.eval_every > 0 && result.metric.empty())
     throw std::invalid_argument("a dev metric every " + std::to_string(run.eval_every) + " epochs needs dev atoms");
   result.checkpoint = checkpoint_path(run.model_path);
