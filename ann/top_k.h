@@ -32,16 +32,19 @@ class TopK {
     return static_cast<int>(heap_.size()) < k_ ? std::numeric_limits<float>::infinity()
                                                : heap_.front().distance;
   }
-  void push(float distance, int id) {
+  // True when the candidate entered the list.
+  bool push(float distance, int id) {
     const Scored s{distance, id};
     if (static_cast<int>(heap_.size()) < k_) {
       heap_.push_back(s);
       std::push_heap(heap_.begin(), heap_.end());
-    } else if (s < heap_.front()) {
-      std::pop_heap(heap_.begin(), heap_.end());
-      heap_.back() = s;
-      std::push_heap(heap_.begin(), heap_.end());
+      return true;
     }
+    if (!(s < heap_.front())) return false;
+    std::pop_heap(heap_.begin(), heap_.end());
+    heap_.back() = s;
+    std::push_heap(heap_.begin(), heap_.end());
+    return true;
   }
   // The survivors into `out`, nearest first, leaving the list as it was
   // (more may be pushed).

@@ -195,6 +195,19 @@ struct ConstantIndex::TupleSearch {
   const SharedDistances& shared;
   std::vector<const float*> shared_rows;          // (ground): the tuple's constant's row there, or nullptr
   SeenFacts* seen = nullptr;                      // the facts this tuple's look-ups have gathered
+  // Pruning, exact: a fact of group g whose cd exceeds limits[g] is farther,
+  // for every query of the tuple, than `want` facts already gathered, so it
+  // is never pushed (nor its other distances computed).
+  //   reach[q]  >= query q's want-th nearest so far: pd_q(g) + the worst of
+  //             any full group g (the group alone holds `want` within it)
+  //   limits[g] =  max_q (reach[q] - pd_q(g)), plus a slack for rounding
+  std::vector<float> member_to_group;  // (P, members) row-major: each member query's pd to each group
+  std::size_t members = 0;
+  std::vector<float> reach;            // (members)
+  std::vector<float> limits;           // (P)
+  float widest_limit = kInfinity;      // max over limits
+  int pushes_since_limits = 0;
+  bool limits_stale = false;           // reach has fallen since limits were set
 
   TupleSearch(ConstantIndex& idx, const std::vector<int>& g, int a, int w, const SharedDistances& sd)
       : index(idx), ground(g), arity(a), want(w), groups(static_cast<std::size_t>(idx.model_.num_kb_predicates)),
@@ -210,10 +223,15 @@ struct ConstantIndex::TupleSearch {
     // by id: the order of visits does not matter). An HNSW look-up starts
     // afresh, as the graph may find other neighbours.
     const bool keep_gathered = index.exact();
+    set_members(tuple, queries, predicates);
     for (int m = index.options_.neighbours;; m = std::min(2 * m, widest)) {
       if (m == index.options_.neighbours || !keep_gathered) {
         for (ann::TopK& g : groups) g.reset(want);
         seen = &SeenFacts::of_this_thread(index.model_.kb.facts.size());
+        std::fill(reach.begin(), reach.end(), kInfinity);
+        std::fill(limits.begin(), limits.end(), kInfinity);
+        widest_limit = kInfinity;
+        limits_stale = false;
       }
       const float bound = source.gather(*this, tuple.constants, m);
       for (std::size_t g = 0; g < groups.size(); ++g) groups[g].copy_sorted(sorted[g]);
@@ -246,8 +264,52 @@ struct ConstantIndex::TupleSearch {
     return unseen == kInfinity || last_kept <= unseen;
   }
 
+  void set_members(const TupleQueries& tuple, const std::vector<FactQuery>& queries, const PredicateTable& predicates) {
+    members = tuple.members.size();
+    member_to_group.resize(groups.size() * members);
+    for (std::size_t q = 0; q < members; ++q) {
+      const PredicateDistances& pd = predicates.at(queries[tuple.members[q]].predicate_row);
+      for (std::size_t g = 0; g < groups.size(); ++g) member_to_group[g * members + q] = pd.to_group[g];
+    }
+    reach.resize(members);
+    limits.resize(groups.size());
+  }
+
   void push(int fact, float cd) { push(fact, index.model_.kb.facts[static_cast<std::size_t>(fact)].predicate, cd); }
-  void push(int fact, int predicate, float cd) { groups[static_cast<std::size_t>(predicate)].push(cd, fact); }
+  void push(int fact, int predicate, float cd) {
+    ann::TopK& group = groups[static_cast<std::size_t>(predicate)];
+    if (!group.push(cd, fact)) return;
+    const float worst = group.bound();
+    if (worst == kInfinity) return;
+    const float* to_group = member_to_group.data() + static_cast<std::size_t>(predicate) * members;
+    for (std::size_t q = 0; q < members; ++q)
+      if (to_group[q] + worst < reach[q]) {
+        reach[q] = to_group[q] + worst;
+        limits_stale = true;
+      }
+  }
+
+  // limits from reach (see above); called between look-ups and every so
+  // many pushes, as it costs P x members.
+  void update_limits() {
+    pushes_since_limits = 0;
+    if (!limits_stale) return;
+    limits_stale = false;
+    float farthest = 0;
+    for (float r : reach) farthest = std::max(farthest, r);
+    if (farthest == kInfinity) return;  // some query has no full group yet
+    // Sums and differences of floats round; the slack keeps every fact whose
+    // sum could come out at or below reach[q] (relative rounding ~1e-7).
+    const float slack = 1e-5f * (farthest + 1.0f);
+    widest_limit = -kInfinity;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const float* to_group = member_to_group.data() + g * members;
+      float limit = -kInfinity;
+      for (std::size_t q = 0; q < members; ++q) limit = std::max(limit, reach[q] - to_group[q]);
+      limits[g] = limit + slack;
+      widest_limit = std::max(widest_limit, limits[g]);
+    }
+  }
 
   // Exact: every fact of the arity, cd summed from one distance vector per position.
   void scan(const std::vector<int>& tuple) {
@@ -284,19 +346,40 @@ struct ConstantIndex::TupleSearch {
 
   // The facts not yet seen that hold constant c at ground position i, whose
   // cd term there is `distance` (c's, known from the look-up).
+  // Facts beyond their group's limit are skipped, before their other
+  // distances when `distance` alone exceeds it, else as soon as the sum does.
   void push_facts_holding(const Adjacency& adj, int c, std::size_t i, float distance, const std::vector<int>& tuple) {
+    constexpr int kPushesBetweenLimits = 256;
+    if (pushes_since_limits >= 16) update_limits();  // setting limits costs P x members: not for a few pushes
+    if (distance > widest_limit) return;
     for (int j = adj.offsets[static_cast<std::size_t>(c)]; j < adj.offsets[static_cast<std::size_t>(c) + 1]; ++j) {
+      const int predicate = adj.predicates[static_cast<std::size_t>(j)];
+      const float limit = limits[static_cast<std::size_t>(predicate)];
+      if (distance > limit) continue;
       const int f = adj.facts[static_cast<std::size_t>(j)];
       if (!seen->first_visit(f)) continue;
       const int* args = adj.args.data() + static_cast<std::size_t>(j) * static_cast<std::size_t>(arity);
       float cd = distance;
-      for (std::size_t other = 0; other < ground.size(); ++other) {
+      for (std::size_t other = 0; other < ground.size() && cd <= limit; ++other) {
         if (other == i) continue;
         const int arg = args[ground[other]];
-        cd += shared_rows[other] ? shared_rows[other][arg] : squared_distance(index.points_, tuple[other], arg);
+        if (shared_rows[other]) cd += shared_rows[other][arg];
+        else if (!within(tuple[other], arg, limit - cd)) cd = kInfinity;
+        else cd += squared_distance(index.points_, tuple[other], arg);
       }
-      push(f, adj.predicates[static_cast<std::size_t>(j)], cd);
+      if (cd > limit) continue;
+      push(f, predicate, cd);
+      if (++pushes_since_limits == kPushesBetweenLimits) update_limits();
     }
+  }
+
+  // False when the squared distance of constants a and b surely exceeds
+  // `room`: its first 32 coordinates already do (cheap; a rejected fact
+  // costs a third of a 100-d distance).
+  bool within(int a, int b, float room) const {
+    constexpr Eigen::Index kPrefix = 32;
+    if (room == kInfinity || index.points_.cols() < 2 * kPrefix) return true;
+    return (index.points_.row(a).head(kPrefix) - index.points_.row(b).head(kPrefix)).squaredNorm() <= room;
   }
 };
 
@@ -311,19 +394,18 @@ struct ConstantIndex::ScanAll : CandidateSource {
 // The facts holding, at some ground position, one of the constants nearest
 // to the tuple's constant there. The first look-up of every distinct
 // constant of the batch is made up front, in parallel, and shared by its
-// tuples; wider ones are made per tuple, when needed.
+// tuples (and by later searches until a constant moves: first_lookups);
+// wider ones are made per tuple, when needed.
 struct ConstantIndex::NearConstants : CandidateSource {
   const ConstantIndex& index;
-  std::vector<int> distinct;         // ascending: every constant of every tuple
-  std::vector<Neighbourhood> first;  // (distinct): their first look-ups
+  std::vector<int> distinct;  // ascending: every constant of every tuple
+  std::vector<std::shared_ptr<const Neighbourhood>> first;  // (distinct): their first look-ups
 
   NearConstants(const ConstantIndex& idx, const std::vector<TupleQueries>& tuples) : index(idx) {
     for (const TupleQueries& t : tuples) distinct.insert(distinct.end(), t.constants.begin(), t.constants.end());
     std::sort(distinct.begin(), distinct.end());
     distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-    first.resize(distinct.size());
-#pragma omp parallel for schedule(dynamic, 4) if (distinct.size() >= 16)  // threads for batches, not single queries
-    for (std::size_t i = 0; i < distinct.size(); ++i) first[i] = index.neighbourhood(distinct[i], index.options_.neighbours);
+    first = index.first_lookups(distinct);
   }
 
   float gather(TupleSearch& s, const std::vector<int>& tuple, int neighbours) const override {
@@ -336,7 +418,7 @@ struct ConstantIndex::NearConstants : CandidateSource {
 
   const Neighbourhood* first_of(int c) const {
     const auto at = std::lower_bound(distinct.begin(), distinct.end(), c) - distinct.begin();
-    return &first[static_cast<std::size_t>(at)];
+    return first[static_cast<std::size_t>(at)].get();
   }
 };
 
@@ -359,6 +441,26 @@ ConstantIndex::Neighbourhood ConstantIndex::neighbourhood(int c, int m) const {
   // Fewer than m: the graph holds no more constants, so every fact is a candidate.
   near.radius = nb.k < m ? kInfinity : *std::max_element(near.distances.begin(), near.distances.end());
   return near;
+}
+
+std::vector<std::shared_ptr<const ConstantIndex::Neighbourhood>> ConstantIndex::first_lookups(
+    const std::vector<int>& constants) const {
+  std::vector<std::shared_ptr<const Neighbourhood>> found(constants.size());
+  std::vector<std::size_t> missing;
+  {
+    std::lock_guard<std::mutex> lock(first_lookups_mutex_);
+    for (std::size_t i = 0; i < constants.size(); ++i) {
+      const auto at = first_lookups_.find(constants[i]);
+      if (at != first_lookups_.end()) found[i] = at->second;
+      else missing.push_back(i);
+    }
+  }
+#pragma omp parallel for schedule(dynamic, 4) if (missing.size() >= 16)  // threads for batches, not single queries
+  for (std::size_t j = 0; j < missing.size(); ++j)
+    found[missing[j]] = std::make_shared<const Neighbourhood>(neighbourhood(constants[missing[j]], options_.neighbours));
+  std::lock_guard<std::mutex> lock(first_lookups_mutex_);
+  for (std::size_t i : missing) first_lookups_.emplace(constants[i], found[i]);
+  return found;
 }
 
 ConstantIndex::Neighbourhood ConstantIndex::listed_neighbourhood(int c, int m) const {
@@ -411,7 +513,13 @@ const ConstantIndex::Adjacency& ConstantIndex::adjacency(int arity, int position
 
 void ConstantIndex::copy_constant(int c) { points_.row(c) = model_.constants.value.row(c).cast<float>(); }
 
+void ConstantIndex::forget_lookups() {
+  std::lock_guard<std::mutex> lock(first_lookups_mutex_);
+  first_lookups_.clear();
+}
+
 void ConstantIndex::all_moved() {
+  forget_lookups();
   points_ = model_.constants.value.cast<float>();
   pending_.clear();
   is_pending_.assign(static_cast<std::size_t>(points_.rows()), 0);
@@ -443,6 +551,7 @@ void ConstantIndex::rebuild_graph() {
 
 void ConstantIndex::apply_moved(const MovedRows& rows) {
   if (rows.constants.empty()) return;
+  forget_lookups();  // a moved constant may enter or leave any constant's neighbours
   for (int c : rows.constants) copy_constant(c);
   if (!graph_) return;
   // Moved points are written into the graph at once (for an HNSW graph, in

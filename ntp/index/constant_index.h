@@ -30,6 +30,11 @@
 // search (ranking p(s, ?) asks p(s, c) and q(c, s) for thousands of c) gets
 // its distance to every constant computed once, so gathering the facts of
 // a hub near the other constant costs a look-up per fact.
+// A gathered fact is dropped unscored once, for every query of its tuple,
+// `want` facts already found are nearer (exact: the answers do not change);
+// hubs hold thousands of facts, of which few can matter. The first look-up
+// of a constant is kept until some constant moves: the several searches of
+// a training step or of a ranked side share it.
 // Predicate rows never enter the graph, so the many steps that move
 // predicate embeddings cost no maintenance; a moved constant is relinked in
 // place (ann::Hnsw::update), every `update_every` steps. Candidates are
@@ -41,6 +46,8 @@
 #include "ntp/index/fact_index.h"
 
 #include <memory>
+#include <mutex>
+#include <unordered_map>
 #include <vector>
 
 namespace ntp {
@@ -80,6 +87,12 @@ class ConstantIndex : public FactIndex {
   };
   Neighbourhood neighbourhood(int c, int m) const;
   Neighbourhood listed_neighbourhood(int c, int m) const;  // from lists_, m <= its length
+  // The first look-ups (options_.neighbours) of these constants, made once
+  // between moves of the constants and shared by the searches in between
+  // (the searches of one training step, or of one ranked side, ask about
+  // the same constants). Safe to call from several threads.
+  std::vector<std::shared_ptr<const Neighbourhood>> first_lookups(const std::vector<int>& constants) const;
+  void forget_lookups();
 
   // Facts holding constant c at position `position` among the facts of `arity`.
   struct Adjacency {
@@ -103,6 +116,8 @@ class ConstantIndex : public FactIndex {
   std::vector<int> pending_;           // constants moved since the graph last saw them
   std::vector<char> is_pending_;       // (C)
   int steps_since_update_ = 0;
+  mutable std::mutex first_lookups_mutex_;
+  mutable std::unordered_map<int, std::shared_ptr<const Neighbourhood>> first_lookups_;  // constant -> its first look-up
 };
 
 }  // namespace ntp

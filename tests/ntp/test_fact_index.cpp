@@ -9,6 +9,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <algorithm>
 #include <random>
 #include <string>
@@ -205,6 +206,43 @@ TEST_CASE("batches that share one constant, as ranking asks them, get the same f
     for (const char* kind : {"table", "kdtree", "exact"}) {
       CAPTURE(kind);
       CHECK(ntp::make_fact_index(m, kind)->nearest(queries, 2) == expected);
+    }
+  }
+}
+
+TEST_CASE("hub constants, wide embeddings and many queries per constant tuple: the exact engines skip no fact that matters") {
+  // The look-up engines skip a gathered fact once `want` others are nearer
+  // for every query of its tuple, testing the first 32 coordinates of a
+  // distance before the rest (embeddings of >= 64 dimensions): hubs (a few
+  // constants in most facts) and several predicate rows per tuple, as a
+  // goal and its rule bodies ask, make both happen often.
+  ntp::KnowledgeBase kb;
+  const int predicates = 6, constants = 400;
+  for (int p = 0; p < predicates; ++p) kb.predicates.intern("p" + std::to_string(p));
+  for (int c = 0; c < constants; ++c) kb.constants.intern("c" + std::to_string(c));
+  std::mt19937_64 rng(8);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  auto skewed = [&] { return static_cast<int>(constants * std::pow(unit(rng), 3.0)); };  // low ids are hubs
+  while (kb.facts.size() < 4000) kb.add_fact({static_cast<int>(rng() % predicates), {skewed(), skewed()}});
+  ntp::Model m = ntp::make_model(std::move(kb), 72, ntp::ProverConfig{}, 3);
+  for (int c = 0; c < constants; ++c) m.constants.value.row(c) *= 0.2 + 2.0 * unit(rng);  // sizes far apart, as training leaves them
+  for (const bool both_ground : {true, false}) {
+    std::vector<ntp::FactQuery> queries;
+    for (int t = 0; t < 120; ++t) {
+      const int f = static_cast<int>(rng() % m.kb.facts.size());
+      const ntp::Atom& fact = m.kb.facts[static_cast<std::size_t>(f)];
+      const int other = both_ground ? (t % 3 == 0 ? fact.args[1] : skewed()) : -1;
+      for (int row = 0; row < predicates; ++row)  // one tuple, every predicate row
+        queries.push_back({row, {fact.args[0], other}, row == fact.predicate && both_ground ? f : -1});
+    }
+    for (int want : {1, 2, 5}) {
+      CAPTURE(both_ground);
+      CAPTURE(want);
+      const auto expected = ntp::make_fact_index(m, "brute")->nearest(queries, want);
+      for (const char* kind : {"table", "kdtree", "exact"}) {
+        CAPTURE(kind);
+        CHECK(ntp::make_fact_index(m, kind)->nearest(queries, want) == expected);
+      }
     }
   }
 }
