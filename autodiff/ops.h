@@ -94,6 +94,9 @@ Var rbf_kernel_rows(Tape& t, Var x, const std::vector<Index>& x_rows, Var y,
 
 // ---- linear algebra (ops_linalg.cpp) ----------------------------------------
 Var matmul(Tape& t, Var a, Var b);       // (n, m) x (m, p) -> (n, p)
+// a bᵀ without forming bᵀ: (n, d) x (m, d) -> (n, m). Scores n queries
+// against every row of a table at once (ComplEx's 1-vs-all loss).
+Var matmul_transposed(Tape& t, Var a, Var b);
 Var softmax_rows(Tape& t, Var x);        // row-wise softmax, same shape
 
 // ---- losses (ops_loss.cpp) ----------------------------------------------------
@@ -103,6 +106,11 @@ Var log_sigmoid(Tape& t, Var x);         // log(1 / (1 + e^-x)), element-wise, s
 // -mean(y log p + (1 - y) log(1 - p)), with p clipped to [1e-10, 1] and 1 - p
 // to [1e-10, 1]. Clipped entries get no gradient. Result (1, 1).
 Var binary_cross_entropy(Tape& t, Var p, const std::vector<Scalar>& labels);
+// Mean cross-entropy of row-wise softmaxes of logits x (n, m) against one
+// target column per row: -1/n Σ_i log softmax(x_i)[targets_i], each target in
+// [0, m). Computed from log-sum-exp, so it stays finite at any logits.
+// Result (1, 1).
+Var softmax_cross_entropy(Tape& t, Var x, const std::vector<Index>& targets);
 
 // Shape text "(r, c)" for error messages.
 std::string shape_of(const Matrix& m);

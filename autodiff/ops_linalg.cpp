@@ -6,6 +6,7 @@ namespace ad {
 
 // Backward rules, each defined right after its forward op.
 static void matmul_backward(Tape& t, int id);
+static void matmul_transposed_backward(Tape& t, int id);
 static void softmax_rows_backward(Tape& t, int id);
 
 // ---- matmul: y = a b;  da += g bᵀ, db += aᵀ g -----------------------------------
@@ -25,6 +26,25 @@ static void matmul_backward(Tape& t, int id) {
   Node& b = t.node(n.inputs[1]);
   if (a.needs_grad) a.grad_for_all().noalias() += n.grad * b.value.transpose();
   if (b.needs_grad) b.grad_for_all().noalias() += a.value.transpose() * n.grad;
+}
+
+// ---- matmul_transposed: y = a bᵀ;  da += g b, db += gᵀ a ----------------------
+
+Var matmul_transposed(Tape& t, Var a, Var b) {
+  if (t.value(a).cols() != t.value(b).cols())
+    detail::throw_shapes("matmul_transposed", t.value(a), t.value(b), "differ in columns");
+  Node& n = t.push("matmul_transposed", {a.id, b.id}, t.value(a).rows(), t.value(b).rows(),
+                   matmul_transposed_backward);
+  n.value.noalias() = t.value(a) * t.value(b).transpose();
+  return t.last();
+}
+
+static void matmul_transposed_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Node& a = t.node(n.inputs[0]);
+  Node& b = t.node(n.inputs[1]);
+  if (a.needs_grad) a.grad_for_all().noalias() += n.grad * b.value;
+  if (b.needs_grad) b.grad_for_all().noalias() += n.grad.transpose() * a.value;
 }
 
 // ---- softmax_rows: y[i] = e^(x[i] - max) / Σ e^(x[i] - max) ---------------------

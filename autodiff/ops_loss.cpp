@@ -11,6 +11,7 @@ namespace ad {
 // Backward rules, each defined right after its forward op.
 static void log_sigmoid_backward(Tape& t, int id);
 static void binary_cross_entropy_backward(Tape& t, int id);
+static void softmax_cross_entropy_backward(Tape& t, int id);
 
 // ---- log_sigmoid: y = log σ(x) = -log(1 + e^-x);  dx += g σ(-x) -----------------
 // Evaluated as min(x, 0) - log1p(e^-|x|) so that e^ never overflows.
@@ -83,6 +84,47 @@ static void binary_cross_entropy_backward(Tape& t, int id) {
     if (in_range(1 - q)) d += (1 - label) / (1 - q);
     gp(i, 0) += g * d;
   }
+}
+
+// ---- softmax_cross_entropy: y = -1/n Σ_i [x_i[t_i] - log Σ_j e^x_ij] ------------
+// dx_i += g (softmax(x_i) - onehot(t_i)) / n. aux keeps the softmaxes (n, m),
+// index the targets.
+
+Var softmax_cross_entropy(Tape& t, Var x, const std::vector<Index>& targets) {
+  const Matrix& xv = t.value(x);
+  const Index count = static_cast<Index>(targets.size());
+  if (xv.rows() != count || xv.cols() == 0)
+    throw ShapeError("softmax_cross_entropy: shape " + shape_of(xv) + " (logits) does not fit " +
+                     std::to_string(count) + " targets (one per row, at least one column)");
+  if (count == 0) throw ShapeError("softmax_cross_entropy: shape (0, m) has no rows");
+  for (Index target : targets)
+    if (target < 0 || target >= xv.cols())
+      throw ShapeError("softmax_cross_entropy: target " + std::to_string(target) + " is outside the " +
+                       std::to_string(xv.cols()) + " columns of " + shape_of(xv));
+  Node& n = t.push("softmax_cross_entropy", {x.id}, 1, 1, softmax_cross_entropy_backward);
+  n.index = targets;
+  n.aux.resize(count, xv.cols());
+  Scalar total = 0;
+  for (Index i = 0; i < count; ++i) {
+    const Scalar top = xv.row(i).maxCoeff();
+    n.aux.row(i) = (xv.row(i).array() - top).exp().matrix();
+    const Scalar sum = n.aux.row(i).sum();
+    n.aux.row(i) /= sum;
+    total += xv(i, targets[static_cast<std::size_t>(i)]) - top - std::log(sum);
+  }
+  n.value(0, 0) = -total / static_cast<Scalar>(count);
+  return t.last();
+}
+
+static void softmax_cross_entropy_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Node& x = t.node(n.inputs[0]);
+  if (!x.needs_grad) return;
+  const Index count = x.value.rows();
+  const Scalar g = n.grad(0, 0) / static_cast<Scalar>(count);
+  Matrix& gx = x.grad_for_all();
+  gx.noalias() += g * n.aux;
+  for (Index i = 0; i < count; ++i) gx(i, n.index[static_cast<std::size_t>(i)]) -= g;
 }
 
 }  // namespace ad

@@ -42,6 +42,24 @@ ad::Var complex_scores(ad::Tape& t, Model& model, const std::vector<Atom>& atoms
   return ad::exp(t, ad::log_sigmoid(t, logits));
 }
 
+ad::Var complex_query_rows(ad::Tape& t, Model& model, const std::vector<Atom>& atoms, int slot) {
+  check_binary(model, atoms);
+  std::vector<ad::Index> p_rows, x_rows;  // x: the argument that stays
+  for (const Atom& a : atoms) {
+    p_rows.push_back(a.predicate);
+    x_rows.push_back(a.args[slot == 0 ? 1 : 0]);
+  }
+  const ad::Index h = model.dim / 2;
+  const ad::Var p = ad::gather(t, model.predicates, p_rows), x = ad::gather(t, model.constants, x_rows);  // (n, d)
+  const ad::Var p_re = ad::slice_cols(t, p, 0, h), p_im = ad::slice_cols(t, p, h, h);
+  const ad::Var x_re = ad::slice_cols(t, x, 0, h), x_im = ad::slice_cols(t, x, h, h);
+  const ad::Var re_re = ad::mul(t, p_re, x_re), im_im = ad::mul(t, p_im, x_im);
+  const ad::Var re_im = ad::mul(t, p_re, x_im), im_re = ad::mul(t, p_im, x_re);
+  if (slot == 1)  // the object: x is the subject
+    return ad::concat_cols(t, {ad::sub(t, re_re, im_im), ad::add(t, re_im, im_re)});
+  return ad::concat_cols(t, {ad::add(t, re_re, im_im), ad::sub(t, re_im, im_re)});  // the subject: x is the object
+}
+
 std::vector<double> complex_scores(const Model& model, const std::vector<Atom>& atoms) {
   check_binary(model, atoms);
   const ad::Index h = model.dim / 2;

@@ -25,6 +25,12 @@ std::vector<double> complex_scores(const Model& model, const std::vector<Atom>& 
 // Equal to complex_scores of each grounding up to rounding (summation order).
 std::vector<double> complex_scores_at(const Model& model, const Atom& atom, int slot);
 
+// (atoms, d): for each binary atom the row w such that the ComplEx logit of
+// the atom with constant c at argument `slot` is w · θ_c, on the tape (the
+// row complex_scores_at multiplies by). ComplEx's 1-vs-all loss scores every
+// constant of a batch at once as W Θᵀ.
+ad::Var complex_query_rows(ad::Tape& tape, Model& model, const std::vector<Atom>& atoms, int slot);
+
 // An NTPλ score from an atom's proof score and ComplEx score.
 double join_scores(Combine rule, double proof, double link);
 // The least proof score whose join with `link` reaches `target` (0 when any

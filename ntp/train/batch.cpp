@@ -48,6 +48,13 @@ StepGoals TrainingBatches::goals(std::size_t step) {
   return s;
 }
 
+std::vector<Atom> TrainingBatches::positives(std::size_t first, std::size_t last) const {
+  std::vector<Atom> out;
+  const std::size_t end = std::min(order_.size(), last * batch_);
+  for (std::size_t i = first * batch_; i < end; ++i) out.push_back(kb_.facts[order_[i]]);
+  return out;
+}
+
 // A corruption of `fact`: the subject (even i) or the object (odd i) replaced
 // by a random constant, redrawn while it is a known fact. After 50 draws the
 // last one is kept: a constant that completes every fact is rare and harmless.

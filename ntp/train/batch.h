@@ -38,6 +38,10 @@ class TrainingBatches {
   void shuffle();
   // The goals of step `step` (0-based) of this epoch; draws the corruptions.
   StepGoals goals(std::size_t step);
+  // The positives of steps [first, last) of this epoch, without corruptions
+  // (nothing is drawn from the generator): ComplEx's 1-vs-all loss scores
+  // every constant in their place.
+  std::vector<Atom> positives(std::size_t first, std::size_t last) const;
   // The order and the generator, into and out of a training state. restore()
   // throws std::invalid_argument if the state is not one of this KB's.
   void save(TrainingState& state) const;

@@ -4,7 +4,8 @@
 //     shuffle the facts (unless resuming inside the epoch)
 //     for each step: next batch, train_step (search, score, loss, backward,
 //                    update, refresh; in the first complex_epochs, complex_step:
-//                    ComplEx's loss alone), then stop if asked, else progress
+//                    ComplEx's loss alone, or complex_all_step on several
+//                    steps' positives at once), then stop if asked, else progress
 //     report the epoch, save the position, call the caller's hook
 #include "ntp/train/epochs.h"
 
@@ -14,6 +15,7 @@
 #include "ntp/train/step.h"
 #include "ntp/train/step_timer.h"
 
+#include <algorithm>
 #include <chrono>
 
 namespace ntp {
@@ -44,6 +46,8 @@ class EpochLoop {
  private:
   StepPosition resume();
   bool run_epoch(int epoch, std::size_t first_step);
+  std::size_t steps_per_update(int epoch) const;
+  double run_steps(int epoch, std::size_t first, std::size_t last, double temperature, StepTimer& timer);
   void finish_epoch(int epoch, double seconds, TimeSplit time);
   void save(int epochs_done, std::size_t steps_done);
 
@@ -86,17 +90,16 @@ bool EpochLoop::run_epoch(int epoch, std::size_t first_step) {
   learner_.facts->reset_stats();
   const double temperature = explore_temperature(options_, epoch);
   const std::size_t steps = batches_.steps_per_epoch();
-  for (std::size_t step = first_step; step < steps; ++step) {
-    const StepGoals batch = batches_.goals(step);
-    loss_sum_ += epoch <= options_.complex_epochs
-                     ? complex_step(learner_, batch, {epoch, step}, timer)
-                     : train_step(learner_, probe_, batch, temperature, {epoch, step}, timer);
-    if (step + 1 < steps && hooks_.stop_requested()) {  // at an epoch's end, stop after it
-      save(epoch - 1, step + 1);
+  for (std::size_t step = first_step; step < steps;) {
+    const std::size_t next = std::min(steps, step + steps_per_update(epoch));
+    loss_sum_ += run_steps(epoch, step, next, temperature, timer);
+    if (next < steps && hooks_.stop_requested()) {  // at an epoch's end, stop after it
+      save(epoch - 1, next);
       progress_.stopped();
       return false;
     }
-    progress_.after_step(epoch, step, loss_sum_);
+    progress_.after_step(epoch, next - 1, loss_sum_);
+    step = next;
   }
   if (epoch == options_.complex_epochs && epoch < options_.epochs) {  // the prover's epochs need a current index
     timer.start();
@@ -105,6 +108,25 @@ bool EpochLoop::run_epoch(int epoch, std::size_t first_step) {
   }
   finish_epoch(epoch, std::chrono::duration<double>(std::chrono::steady_clock::now() - epoch_start).count(), time);
   return epoch == options_.epochs || !hooks_.stop_requested();
+}
+
+// Steps that make one update: one, but in ComplEx-only epochs with the
+// 1-vs-all loss as many as complex_batch positives take.
+std::size_t EpochLoop::steps_per_update(int epoch) const {
+  if (epoch > options_.complex_epochs || options_.complex_loss != ComplexLoss::All) return 1;
+  return static_cast<std::size_t>((options_.complex_batch + options_.batch - 1) / options_.batch);
+}
+
+// Steps [first, last) of `epoch` as one update; returns their summed loss
+// (a 1-vs-all update's loss counts once for each step it stands for).
+double EpochLoop::run_steps(int epoch, std::size_t first, std::size_t last, double temperature, StepTimer& timer) {
+  const StepPosition at{epoch, first};
+  if (epoch > options_.complex_epochs) return train_step(learner_, probe_, batches_.goals(first), temperature, at, timer);
+  if (options_.complex_loss == ComplexLoss::Sampled) return complex_step(learner_, batches_.goals(first), at, timer);
+  const std::vector<Atom> positives = batches_.positives(first, last);
+  const std::vector<int> candidates =
+      complex_candidates(learner_.model, positives, options_.complex_candidates, options_.seed, at);
+  return complex_all_step(learner_, positives, candidates, at, timer) * static_cast<double>(last - first);
 }
 
 // The epoch's report: saved position first, then the caller's hook (which

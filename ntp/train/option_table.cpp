@@ -115,20 +115,45 @@ void add_model_settings(std::vector<TrainOption>& t) {
                [](S& s, V v) { s.model.seed = s.train.seed = read_seed(v); }});
 }
 
+// The ComplEx-only epochs before the prover's, and what the prover's may move
+// (TrainOptions::complex_epochs ... freeze_kb).
+void add_complex_only_settings(std::vector<TrainOption>& t) {
+  using S = TrainSettings;
+  using V = const std::string&;
+  t.push_back({"complex-epochs", OptionKind::Integer,
+               "the first N epochs train ComplEx alone, without proofs (NTPλ; seconds an epoch on a large KB)",
+               [](const S& s) { return text(s.train.complex_epochs); },
+               [](S& s, V v) { s.train.complex_epochs = read_int(v); }});
+  t.push_back({"complex-loss", OptionKind::Name,
+               "the ComplEx-only epochs' loss: sampled (each fact and its --negatives corruptions) or all "
+               "(1-vs-all: a softmax over every constant as the fact's object, and as its subject)",
+               [](const S& s) { return std::string(complex_loss_name(s.train.complex_loss)); },
+               [](S& s, V v) {
+                 if (!complex_loss_from_name(v, &s.train.complex_loss))
+                   throw std::invalid_argument("is sampled or all, got '" + v + "'");
+               }});
+  t.push_back({"complex-batch", OptionKind::Integer,
+               "positive facts per update with --complex-loss all (rounded up to whole --batch steps)",
+               [](const S& s) { return text(s.train.complex_batch); },
+               [](S& s, V v) { s.train.complex_batch = read_int(v); }});
+  t.push_back({"complex-candidates", OptionKind::Integer,
+               "with --complex-loss all, the wrong constants each update scores besides its own true ones, "
+               "drawn afresh (a sampled softmax; 0 = every constant)",
+               [](const S& s) { return text(s.train.complex_candidates); },
+               [](S& s, V v) { s.train.complex_candidates = read_int(v); }});
+  t.push_back({"freeze-kb", OptionKind::Flag,
+               "in the epochs with proofs only the rules learn: the constants and the KB's relations keep their "
+               "embeddings (for example those --complex-epochs gave them)",
+               [](const S& s) { return text(s.train.freeze_kb); }, [](S& s, V v) { s.train.freeze_kb = read_bool(v); }});
+}
+
 // How the model learns (TrainOptions).
 void add_learning_settings(std::vector<TrainOption>& t) {
   using S = TrainSettings;
   using V = const std::string&;
   t.push_back({"epochs", OptionKind::Integer, "passes over the training facts",
                [](const S& s) { return text(s.train.epochs); }, [](S& s, V v) { s.train.epochs = read_int(v); }});
-  t.push_back({"complex-epochs", OptionKind::Integer,
-               "the first N epochs train ComplEx alone, without proofs (NTPλ; seconds an epoch on a large KB)",
-               [](const S& s) { return text(s.train.complex_epochs); },
-               [](S& s, V v) { s.train.complex_epochs = read_int(v); }});
-  t.push_back({"freeze-kb", OptionKind::Flag,
-               "in the epochs with proofs only the rules learn: the constants and the KB's relations keep their "
-               "embeddings (for example those --complex-epochs gave them)",
-               [](const S& s) { return text(s.train.freeze_kb); }, [](S& s, V v) { s.train.freeze_kb = read_bool(v); }});
+  add_complex_only_settings(t);
   t.push_back({"batch", OptionKind::Integer, "positive facts per step", [](const S& s) { return text(s.train.batch); },
                [](S& s, V v) { s.train.batch = read_int(v); }});
   t.push_back({"lr", OptionKind::Number, "learning rate", [](const S& s) { return text(s.train.learning_rate); },
@@ -244,6 +269,10 @@ void apply_train_options(TrainSettings& settings, const std::vector<OptionText>&
   if (settings.run.choose_combine && !has_dev)
     throw std::invalid_argument(spell_option("combine", spelling) + " dev needs " + spell_option("dev", spelling) +
                                 " (the facts to choose on)");
+  for (const char* name : {"complex-loss", "complex-batch", "complex-candidates"})
+    if (given(options, name) && settings.train.complex_epochs == 0)
+      throw std::invalid_argument(spell_option(name, spelling) + " needs " + spell_option("complex-epochs", spelling) +
+                                  " (it sets how the ComplEx-only epochs learn)");
   if (settings.train.complex_epochs > 0 && !settings.model.prover.complex)
     throw std::invalid_argument(spell_option("complex-epochs", spelling) + " needs " +
                                 spell_option("complex", spelling) + " (they train its ComplEx part)");

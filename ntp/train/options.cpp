@@ -49,6 +49,9 @@ void check_options(const TrainOptions& o) {
   require(o.complex_epochs >= 0 && o.complex_epochs <= o.epochs, "the ComplEx-only epochs",
           "in 0..epochs (" + std::to_string(o.epochs) + ")", o.complex_epochs);
   require(o.batch >= 1, "the batch (positives per step)", ">= 1", o.batch);
+  require(o.complex_candidates >= 0, "the ComplEx-only candidates per update", ">= 0 (0 = every constant)",
+          o.complex_candidates);
+  require(o.complex_batch >= 1, "the ComplEx-only batch (positives per 1-vs-all update)", ">= 1", o.complex_batch);
   require(o.negatives >= 0, "the negatives per positive", ">= 0", o.negatives);
   ad::make_optimizer(o.optimizer, {});  // throws naming the optimisers there are
   require(o.explore >= 0, "the exploration temperature", ">= 0 (0 = off)", o.explore);
@@ -56,6 +59,14 @@ void check_options(const TrainOptions& o) {
           o.index.update_every);
   require(o.recall_every >= 0, "the steps between recall probes", ">= 0 (0 = never)", o.recall_every);
   require(o.recall_sample >= 1, "the queries per recall probe", ">= 1", o.recall_sample);
+}
+
+const char* complex_loss_name(ComplexLoss loss) { return loss == ComplexLoss::All ? "all" : "sampled"; }
+
+bool complex_loss_from_name(const std::string& name, ComplexLoss* loss) {
+  if (name != "sampled" && name != "all") return false;
+  *loss = name == "all" ? ComplexLoss::All : ComplexLoss::Sampled;
+  return true;
 }
 
 const char* keep_name(Keep keep) { return keep == Keep::Last ? "last" : "best"; }

@@ -55,6 +55,18 @@ enum class TrainingMask { Fact, Pair };
 const char* training_mask_name(TrainingMask mask);                        // "fact", "pair"
 bool training_mask_from_name(const std::string& name, TrainingMask* mask);  // false if unknown
 
+// The loss of the ComplEx-only epochs (TrainOptions::complex_epochs).
+//   Sampled  the cross-entropy of each positive and its `negatives`
+//            corruptions, as in the epochs with proofs.
+//   All      1-vs-all (Lacroix et al., 2018): for each positive p(s, o) a
+//            softmax over every constant as the object of p(s, ?), and one
+//            as the subject of p(?, o), each trained towards the true
+//            constant. It ranks what ranking is evaluated on, at the price of
+//            scoring every constant: `complex_batch` positives an update.
+enum class ComplexLoss { Sampled, All };
+const char* complex_loss_name(ComplexLoss loss);                            // "sampled", "all"
+bool complex_loss_from_name(const std::string& name, ComplexLoss* loss);    // false if unknown
+
 // How the model learns (batch.h, step.h). The defaults are one recipe for
 // every benchmark, chosen on their dev splits together (docs/RESULTS.md, "One
 // recipe"); NTP's own settings were lr 1e-3, L2 1e-3 and 2 negatives.
@@ -65,6 +77,17 @@ struct TrainOptions {
   // minutes, so constants seen a few times an epoch can get embeddings
   // before the prover's epochs.
   int complex_epochs = 0;
+  ComplexLoss complex_loss = ComplexLoss::Sampled;
+  // Positives per update of ComplexLoss::All, in whole steps of `batch`
+  // (scoring a batch against every constant is one matrix product, which
+  // pays only for hundreds of rows at a time).
+  int complex_batch = 500;
+  // The constants ComplexLoss::All scores each update: every one (0), or the
+  // update's own true constants and this many others drawn uniformly afresh
+  // for the update (a sampled softmax: the product shrinks from every
+  // constant to these, at the price of seeing each wrong constant in a
+  // fraction of the updates).
+  int complex_candidates = 0;
   // In the epochs with proofs, only the rules learn: the constants' and the
   // KB relations' embeddings stay where they are (for example where the
   // ComplEx-only epochs left them), so the prover cannot trade away what

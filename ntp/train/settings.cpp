@@ -82,6 +82,9 @@ std::string training_settings(const TrainingData& data, const ModelOptions& m, c
   if (t.explore > 0) s << "explore=" << number(t.explore) << "\n";
   if (m.constant_init != 1.0) s << "constant-init=" << number(m.constant_init) << "\n";
   if (t.complex_epochs > 0) s << "complex-epochs=" << t.complex_epochs << "\n";
+  if (t.complex_loss != ComplexLoss::Sampled)
+    s << "complex-loss=" << complex_loss_name(t.complex_loss) << "\ncomplex-batch=" << t.complex_batch
+      << "\ncomplex-candidates=" << t.complex_candidates << "\n";
   if (t.freeze_kb) s << "freeze-kb=1\n";
   return s.str();
 }

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <random>
 #include <string>
 
 namespace ntp {
@@ -45,6 +47,24 @@ ad::Var complex_loss(Learner& l, const StepGoals& batch) {
   std::vector<Atom> atoms;
   for (const Goal& g : batch.goals) atoms.push_back(g.atom);
   return ad::binary_cross_entropy(l.tape, complex_scores(l.tape, l.model, atoms), batch.labels);
+}
+
+// ComplEx's 1-vs-all loss: the candidate constants scored as the object of
+// each positive, then as its subject, (2n, candidates) logits against the
+// true constants.
+ad::Var complex_all_loss(Learner& l, const std::vector<Atom>& positives, const std::vector<int>& candidates) {
+  ad::Tape& t = l.tape;
+  const ad::Var queries = ad::concat_rows(t, {complex_query_rows(t, l.model, positives, 1),
+                                              complex_query_rows(t, l.model, positives, 0)});  // (2n, d)
+  const std::vector<ad::Index> rows(candidates.begin(), candidates.end());
+  const ad::Var constants = ad::gather(t, l.model.constants, rows);  // (candidates, d)
+  const auto column = [&](int constant) {
+    return static_cast<ad::Index>(std::lower_bound(candidates.begin(), candidates.end(), constant) - candidates.begin());
+  };
+  std::vector<ad::Index> targets;
+  for (const Atom& a : positives) targets.push_back(column(a.args[1]));
+  for (const Atom& a : positives) targets.push_back(column(a.args[0]));
+  return ad::softmax_cross_entropy(t, ad::matmul_transposed(t, queries, constants), targets);
 }
 
 // The cross-entropy of the scores; an NTPλ model adds its ComplEx scores'.
@@ -121,6 +141,19 @@ void refresh(Learner& l, RecallProbe& probe, const MovedRows& moved) {
   probe.embeddings_moved(moved);
 }
 
+// A ComplEx-only step's backward and update, after its loss is on the tape.
+double complex_update(Learner& learner, ad::Var step_loss, std::size_t goals, const StepPosition& at,
+                      StepTimer& timer) {
+  timer.lap(&TimeSplit::forward);
+  const double value = loss_value(learner.tape, step_loss, at);
+  learner.tape.backward(step_loss);
+  timer.lap(&TimeSplit::backward);
+  update(learner, at);
+  timer.lap(&TimeSplit::optimiser);
+  timer.time().goals += static_cast<long long>(goals);
+  return value;
+}
+
 }  // namespace
 
 Learner::Learner(Model& trained, const TrainOptions& options)
@@ -162,15 +195,34 @@ double train_step(Learner& learner, RecallProbe& probe, const StepGoals& batch, 
 double complex_step(Learner& learner, const StepGoals& batch, const StepPosition& at, StepTimer& timer) {
   timer.start();
   learner.tape.clear();
-  const ad::Var step_loss = complex_loss(learner, batch);
-  timer.lap(&TimeSplit::forward);
-  const double value = loss_value(learner.tape, step_loss, at);
-  learner.tape.backward(step_loss);
-  timer.lap(&TimeSplit::backward);
-  update(learner, at);
-  timer.lap(&TimeSplit::optimiser);
-  timer.time().goals += static_cast<long long>(batch.goals.size());
-  return value;
+  return complex_update(learner, complex_loss(learner, batch), batch.goals.size(), at, timer);
+}
+
+double complex_all_step(Learner& learner, const std::vector<Atom>& positives, const std::vector<int>& candidates,
+                        const StepPosition& at, StepTimer& timer) {
+  timer.start();
+  learner.tape.clear();
+  return complex_update(learner, complex_all_loss(learner, positives, candidates), positives.size(), at, timer);
+}
+
+std::vector<int> complex_candidates(const Model& model, const std::vector<Atom>& positives, int drawn,
+                                    std::uint64_t seed, const StepPosition& at) {
+  const int count = static_cast<int>(model.constants.value.rows());
+  std::vector<int> out;
+  if (drawn == 0) {
+    out.resize(static_cast<std::size_t>(count));
+    std::iota(out.begin(), out.end(), 0);
+    return out;
+  }
+  for (const Atom& a : positives) out.insert(out.end(), a.args.begin(), a.args.end());
+  std::seed_seq key{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
+                    static_cast<std::uint32_t>(at.epoch), static_cast<std::uint32_t>(at.step)};
+  std::mt19937_64 rng(key);
+  std::uniform_int_distribution<int> pick(0, count - 1);
+  for (int i = 0; i < drawn; ++i) out.push_back(pick(rng));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 void rebuild_index(Learner& learner, RecallProbe& probe) {

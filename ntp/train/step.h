@@ -22,6 +22,7 @@
 #include "ntp/train/step_timer.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -62,6 +63,21 @@ double train_step(Learner& learner, RecallProbe& probe, const StepGoals& batch, 
 // step itself (WN18RR: 19 s against 2 s an epoch), and no proof reads it
 // until rebuild_index, once after the last such epoch.
 double complex_step(Learner& learner, const StepGoals& batch, const StepPosition& at, StepTimer& timer);
+
+// A ComplEx-only update with ComplexLoss::All: the 1-vs-all loss of
+// `positives` (every constant scored as each one's object, then as its
+// subject), then the update. Like complex_step, the fact index is not told.
+// `candidates` (sorted) are the constants scored; they hold every
+// positive's own constants.
+double complex_all_step(Learner& learner, const std::vector<Atom>& positives, const std::vector<int>& candidates,
+                        const StepPosition& at, StepTimer& timer);
+
+// The constants a 1-vs-all update scores (TrainOptions::complex_candidates):
+// every constant when `drawn` is 0, else the positives' own constants and
+// `drawn` uniform draws (duplicates dropped), from a generator seeded with
+// (seed, at): an update resumed from a checkpoint draws the same ones. Sorted.
+std::vector<int> complex_candidates(const Model& model, const std::vector<Atom>& positives, int drawn,
+                                    std::uint64_t seed, const StepPosition& at);
 
 // Rebuilds the fact index (and the recall probe's) from the embeddings as
 // they are: after ComplEx-only epochs every constant has moved far from where

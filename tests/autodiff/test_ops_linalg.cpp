@@ -50,3 +50,21 @@ TEST_CASE("softmax_rows stays finite for large inputs") {
   CHECK(y.allFinite());
   CHECK(y(0, 0) == doctest::Approx(1 / (1 + std::exp(-1.0))));
 }
+
+TEST_CASE("matmul_transposed matches its reference and finite differences") {
+  OpCase c;
+  c.op = "matmul_transposed";
+  c.inputs = {random_matrix(3, 4, 54), random_matrix(5, 4, 55)};
+  c.build = [](ad::Tape& t, const std::vector<ad::Var>& v, ad::Parameter*) {
+    return ad::matmul_transposed(t, v[0], v[1]);
+  };
+  c.reference = [](const Inputs& x) {
+    Matrix out = Matrix::Zero(3, 5);
+    for (ad::Index i = 0; i < 3; ++i)
+      for (ad::Index j = 0; j < 5; ++j)
+        for (ad::Index k = 0; k < 4; ++k) out(i, j) += x[0](i, k) * x[1](j, k);
+    return out;
+  };
+  c.bad_shapes = {{Matrix::Zero(3, 4), Matrix::Zero(5, 3)}};
+  check_op(c);
+}

@@ -95,3 +95,50 @@ TEST_CASE("binary_cross_entropy wants one label per probability") {
   CHECK_THROWS_AS(ad::binary_cross_entropy(t, t.constant(Matrix::Zero(0, 1)), {}),
                   ad::ShapeError);
 }
+
+namespace {
+
+const std::vector<ad::Index> kTargets = {2, 0, 4};
+
+// -1/n Σ_i log(e^x[i][t_i] / Σ_j e^x[i][j]), written directly.
+Matrix softmax_ce_reference(const Matrix& x, const std::vector<ad::Index>& targets) {
+  double total = 0;
+  for (ad::Index i = 0; i < x.rows(); ++i) {
+    double z = 0;
+    for (ad::Index j = 0; j < x.cols(); ++j) z += std::exp(x(i, j));
+    total -= std::log(std::exp(x(i, targets[static_cast<std::size_t>(i)])) / z);
+  }
+  Matrix out(1, 1);
+  out(0, 0) = total / static_cast<double>(x.rows());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("softmax_cross_entropy matches its reference and finite differences") {
+  OpCase c;
+  c.op = "softmax_cross_entropy";
+  c.inputs = {random_matrix(3, 5, 64, -3, 3)};
+  c.build = [](ad::Tape& t, const std::vector<ad::Var>& v, ad::Parameter*) {
+    return ad::softmax_cross_entropy(t, v[0], kTargets);
+  };
+  c.reference = [](const Inputs& x) { return softmax_ce_reference(x[0], kTargets); };
+  c.bad_shapes = {{Matrix::Zero(2, 5)}, {Matrix::Zero(3, 0)}};
+  check_op(c);
+}
+
+TEST_CASE("softmax_cross_entropy stays finite at large logits and checks its targets") {
+  ad::Tape t;
+  Matrix x(2, 3);
+  x << 1000, -1000, 999,  //
+      -800, -800, -800;
+  const ad::Var v = t.variable(x);
+  const ad::Var loss = ad::softmax_cross_entropy(t, v, {2, 1});
+  // Row 0: -log(e^-1 / (1 + e^-1)) = log(1 + e); row 1: log 3.
+  CHECK(t.scalar(loss) == doctest::Approx((std::log(1 + std::exp(1.0)) + std::log(3.0)) / 2));
+  t.backward(loss);
+  CHECK(t.grad(v).allFinite());
+  CHECK(t.grad(v)(1, 1) == doctest::Approx((1.0 / 3 - 1) / 2));
+  CHECK_THROWS_AS(ad::softmax_cross_entropy(t, v, {3, 0}), ad::ShapeError);
+  CHECK_THROWS_AS(ad::softmax_cross_entropy(t, v, {-1, 0}), ad::ShapeError);
+}

@@ -75,6 +75,27 @@ TEST_CASE("bad options are named as the front end spells them") {
         "--complex-epochs needs --complex (they train its ComplEx part)");
   CHECK(message_of(s, {{"epochs", "3"}, {"complex-epochs", "4"}}, false, OptionSpelling::Keyword) ==
         "the ComplEx-only epochs must be in 0..epochs (3), got 4");
+  {  // each on fresh settings: message_of keeps what it set before a bad value
+    const auto fresh = [] {
+      ntp::TrainSettings f;
+      f.run.model_path = "m.ntp";
+      return f;
+    };
+    ntp::TrainSettings a = fresh(), b = fresh(), c = fresh(), d = fresh(), all = fresh();
+    CHECK(message_of(a, {{"complex-loss", "all"}}, false, OptionSpelling::CommandLine) ==
+          "--complex-loss needs --complex-epochs (it sets how the ComplEx-only epochs learn)");
+    CHECK(message_of(b, {{"complex-epochs", "2"}, {"complex-loss", "softmax"}}, false, OptionSpelling::CommandLine) ==
+          "--complex-loss is sampled or all, got 'softmax'");
+    CHECK(message_of(c, {{"complex-epochs", "2"}, {"complex-candidates", "-1"}}, false, OptionSpelling::Keyword) ==
+          "the ComplEx-only candidates per update must be >= 0 (0 = every constant), got -1");
+    CHECK(message_of(d, {{"complex-epochs", "2"}, {"complex-batch", "0"}}, false, OptionSpelling::Keyword) ==
+          "the ComplEx-only batch (positives per 1-vs-all update) must be >= 1, got 0");
+    CHECK(message_of(all, {{"complex-epochs", "2"}, {"complex-loss", "all"}, {"complex-candidates", "100"}}, false,
+                     OptionSpelling::Keyword)
+              .empty());
+    CHECK(all.train.complex_loss == ntp::ComplexLoss::All);
+    CHECK(all.train.complex_candidates == 100);
+  }
   CHECK(message_of(s, {{"constant-init", "0"}}, false, OptionSpelling::Keyword) ==
         "the constants' initial range must be in (0, 1e6], got 0");
   ntp::TrainSettings dev;

@@ -8,12 +8,14 @@
 #include "ntp/train/epochs.h"
 #include "ntp/train/new_model.h"
 #include "ntp/train/non_finite_error.h"
+#include "ntp/train/step.h"
 
 #include "inverse_rule_training.h"
 
 #include <doctest/doctest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <limits>
@@ -277,6 +279,95 @@ TEST_CASE("ComplEx-only epochs train ComplEx alone: rule slots stay, training fa
   CHECK(ntp::train_epochs(resumed, o, state, {}));
   CHECK(resumed.constants.value == tree_joint.constants.value);
   CHECK(resumed.predicates.value == tree_joint.predicates.value);
+}
+
+TEST_CASE("complex_query_rows: each row times a constant's embedding is ComplEx's logit there") {
+  InverseKb data;
+  ntp::ProverConfig config;
+  config.complex = true;
+  ntp::Model model = ntp::make_model(data.kb, 10, config, 3);
+  for (int slot : {0, 1}) {
+    ad::Tape tape;
+    const ad::Matrix rows = tape.value(ntp::complex_query_rows(tape, model, data.kb.facts, slot));
+    for (std::size_t f = 0; f < data.kb.facts.size(); ++f) {
+      const std::vector<double> at = ntp::complex_scores_at(model, data.kb.facts[f], slot);
+      for (int c = 0; c < data.kb.constants.size(); ++c) {
+        const double logit = rows.row(static_cast<ad::Index>(f)).dot(model.constants.value.row(c));
+        CHECK(1 / (1 + std::exp(-logit)) == doctest::Approx(at[static_cast<std::size_t>(c)]).epsilon(1e-12));
+      }
+    }
+  }
+}
+
+TEST_CASE("1-vs-all ComplEx epochs rank each training fact's constants first, and resume inside an epoch") {
+  InverseKb data;
+  ntp::ProverConfig config;
+  config.complex = true;
+  const ntp::Model start = ntp::make_model(data.kb, 10, config, 3);
+  // Raw MRR of the training facts by ComplEx, both arguments; a true
+  // constant shares its rank with every constant scored the same or higher.
+  const auto training_mrr = [&](const ntp::Model& m) {
+    double sum = 0;
+    for (const ntp::Atom& f : data.kb.facts)
+      for (int slot : {0, 1}) {
+        const std::vector<double> s = ntp::complex_scores_at(m, f, slot);
+        const double truth = s[static_cast<std::size_t>(f.args[static_cast<std::size_t>(slot)])];
+        sum += 1.0 / static_cast<double>(std::count_if(s.begin(), s.end(), [&](double x) { return x >= truth; }));
+      }
+    return sum / (2.0 * static_cast<double>(data.kb.facts.size()));
+  };
+  const auto slots = [](const ntp::Model& m) {
+    return ad::Matrix(m.predicates.value.bottomRows(m.predicates.value.rows() - m.num_kb_predicates));
+  };
+  for (int candidates : {0, 4}) {  // every constant of the 20, or 4 drawn beside each update's own
+    CAPTURE(candidates);
+    ntp::TrainOptions o = quick_options();
+    o.epochs = o.complex_epochs = 40;
+    o.learning_rate = 0.05;
+    o.complex_loss = ntp::ComplexLoss::All;
+    o.complex_batch = 8;  // two steps of 4 an update
+    o.complex_candidates = candidates;
+    ntp::Model trained = start;
+    ntp::train_epochs(trained, o);
+    MESSAGE("training MRR by ComplEx " << training_mrr(start) << " before, " << training_mrr(trained) << " after");
+    CHECK(training_mrr(trained) > 0.9);
+    CHECK(slots(trained) == slots(start));
+
+    // Stopped after its first update of epoch 2 and resumed: the same model.
+    ntp::Model resumed = start;
+    ntp::TrainingState state;
+    ntp::EpochHooks hooks;
+    int asked = 0;
+    // 17 facts: 5 steps of 4, updates of steps [0, 2), [2, 4), [4, 5); a stop
+    // is asked after each update but an epoch's last, and after each epoch.
+    hooks.stop_requested = [&] { return ++asked == 4; };
+    CHECK_FALSE(ntp::train_epochs(resumed, o, state, hooks));
+    CHECK(state.epochs_done == 1);
+    CHECK(state.steps_done == 2);
+    CHECK(ntp::train_epochs(resumed, o, state, {}));
+    CHECK(resumed.constants.value == trained.constants.value);
+    CHECK(resumed.predicates.value == trained.predicates.value);
+  }
+}
+
+TEST_CASE("complex_candidates: every constant, or the update's own and the draws, sorted and the same again") {
+  InverseKb data;
+  ntp::ProverConfig config;
+  config.complex = true;
+  const ntp::Model model = ntp::make_model(data.kb, 10, config, 3);
+  const std::vector<ntp::Atom> positives(data.kb.facts.begin(), data.kb.facts.begin() + 2);
+  const std::vector<int> every = ntp::complex_candidates(model, positives, 0, 7, {1, 0});
+  CHECK(every.size() == static_cast<std::size_t>(data.kb.constants.size()));
+  const std::vector<int> some = ntp::complex_candidates(model, positives, 3, 7, {1, 0});
+  CHECK(std::is_sorted(some.begin(), some.end()));
+  CHECK(std::adjacent_find(some.begin(), some.end()) == some.end());
+  CHECK(some.size() <= 4 + 3);
+  for (const ntp::Atom& a : positives)
+    for (int c : a.args) CHECK(std::binary_search(some.begin(), some.end(), c));
+  CHECK(ntp::complex_candidates(model, positives, 3, 7, {1, 0}) == some);
+  bool differs = false;  // another update draws others (for some of ten)
+  for (std::size_t step = 1; step <= 10; ++step) differs |= ntp::complex_candidates(model, positives, 3, 7, {1, step}) != some;
+  CHECK(differs);
 }
 
 TEST_CASE("freeze_kb: the epochs with proofs move the rule slots only, the ComplEx-only epochs everything") {
