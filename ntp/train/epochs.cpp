@@ -2,7 +2,7 @@
 //
 //   for each epoch:
 //     shuffle the facts (unless resuming inside the epoch)
-//     for each step: next batch, train_step (search, score, loss, backward,
+//     for each update: next batch, train_step (search, score, loss, backward,
 //                    update, refresh; in the first complex_epochs, complex_step:
 //                    ComplEx's loss alone, or complex_all_step on several
 //                    steps' positives at once), then stop if asked, else progress
@@ -98,7 +98,7 @@ bool EpochLoop::run_epoch(int epoch, std::size_t first_step) {
       progress_.stopped();
       return false;
     }
-    progress_.after_step(epoch, next - 1, loss_sum_);
+    progress_.after_steps(epoch, step, next - 1, loss_sum_);
     step = next;
   }
   if (epoch == options_.complex_epochs && epoch < options_.epochs) {  // the prover's epochs need a current index
@@ -114,7 +114,8 @@ bool EpochLoop::run_epoch(int epoch, std::size_t first_step) {
 // 1-vs-all loss as many as complex_batch positives take.
 std::size_t EpochLoop::steps_per_update(int epoch) const {
   if (epoch > options_.complex_epochs || options_.complex_loss != ComplexLoss::All) return 1;
-  return static_cast<std::size_t>((options_.complex_batch + options_.batch - 1) / options_.batch);
+  const auto batch = static_cast<std::size_t>(options_.batch);
+  return (static_cast<std::size_t>(options_.complex_batch) + batch - 1) / batch;
 }
 
 // Steps [first, last) of `epoch` as one update; returns their summed loss

@@ -269,10 +269,13 @@ void apply_train_options(TrainSettings& settings, const std::vector<OptionText>&
   if (settings.run.choose_combine && !has_dev)
     throw std::invalid_argument(spell_option("combine", spelling) + " dev needs " + spell_option("dev", spelling) +
                                 " (the facts to choose on)");
-  for (const char* name : {"complex-loss", "complex-batch", "complex-candidates"})
-    if (given(options, name) && settings.train.complex_epochs == 0)
-      throw std::invalid_argument(spell_option(name, spelling) + " needs " + spell_option("complex-epochs", spelling) +
-                                  " (it sets how the ComplEx-only epochs learn)");
+  if (given(options, "complex-loss") && settings.train.complex_epochs == 0)
+    throw std::invalid_argument(spell_option("complex-loss", spelling) + " needs " +
+                                spell_option("complex-epochs", spelling) + " (it sets how the ComplEx-only epochs learn)");
+  for (const char* name : {"complex-batch", "complex-candidates"})
+    if (given(options, name) && settings.train.complex_loss != ComplexLoss::All)
+      throw std::invalid_argument(spell_option(name, spelling) + " needs " + spell_option("complex-loss", spelling) +
+                                  " all (it sets the 1-vs-all updates)");
   if (settings.train.complex_epochs > 0 && !settings.model.prover.complex)
     throw std::invalid_argument(spell_option("complex-epochs", spelling) + " needs " +
                                 spell_option("complex", spelling) + " (they train its ComplEx part)");

@@ -79,6 +79,8 @@ struct TrainOptions {
   int complex_epochs = 0;
   ComplexLoss complex_loss = ComplexLoss::Sampled;
   // Positives per update of ComplexLoss::All, in whole steps of `batch`
+  // (every constant it scores is touched, so L2, applied to the touched rows
+  // at each update, shrinks them all, not only the batch's)
   // (scoring a batch against every constant is one matrix product, which
   // pays only for hundreds of rows at a time).
   int complex_batch = 500;

@@ -52,9 +52,10 @@ ProgressPrinter::ProgressPrinter(std::ostream* out, const TrainOptions& options,
 
 void ProgressPrinter::start_epoch() { epoch_start_ = Clock::now(); }
 
-void ProgressPrinter::after_step(int epoch, std::size_t step, double loss_sum) {
+void ProgressPrinter::after_steps(int epoch, std::size_t first, std::size_t step, double loss_sum) {
   const bool in_place = options_.progress_inline;
-  const bool due = in_place ? step % 10 == 0 : seconds_since(last_line_) >= options_.progress_seconds;
+  // In place, every tenth step: due when the update's steps hold a multiple of 10.
+  const bool due = in_place ? step / 10 * 10 >= first : seconds_since(last_line_) >= options_.progress_seconds;
   if (!out_ || !due || step + 1 >= steps_per_epoch_) return;  // the epoch's own line follows the last step
   last_line_ = Clock::now();
   const double steps = static_cast<double>(step + 1);

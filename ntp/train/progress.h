@@ -22,8 +22,9 @@ class ProgressPrinter {
   // ETA extrapolates from the epochs this run has taken.
   ProgressPrinter(std::ostream* out, const TrainOptions& options, int first_epoch, std::size_t steps_per_epoch);
   void start_epoch();
-  // After step `step` (0-based) of `epoch`, with the loss summed over the epoch's steps so far.
-  void after_step(int epoch, std::size_t step, double loss_sum);
+  // After steps `first`..`last` (0-based, one update) of `epoch`, with the
+  // loss summed over the epoch's steps so far.
+  void after_steps(int epoch, std::size_t first, std::size_t last, double loss_sum);
   // `index` names the fact index, for the recall probes.
   void after_epoch(const EpochReport& report, const std::string& index);
   // Training stopped inside an epoch: ends a line rewritten in place.

@@ -209,7 +209,7 @@ std::vector<int> complex_candidates(const Model& model, const std::vector<Atom>&
                                     std::uint64_t seed, const StepPosition& at) {
   const int count = static_cast<int>(model.constants.value.rows());
   std::vector<int> out;
-  if (drawn == 0) {
+  if (drawn == 0 || drawn >= count) {  // as many draws as constants: score them all
     out.resize(static_cast<std::size_t>(count));
     std::iota(out.begin(), out.end(), 0);
     return out;

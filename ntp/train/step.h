@@ -73,7 +73,7 @@ double complex_all_step(Learner& learner, const std::vector<Atom>& positives, co
                         const StepPosition& at, StepTimer& timer);
 
 // The constants a 1-vs-all update scores (TrainOptions::complex_candidates):
-// every constant when `drawn` is 0, else the positives' own constants and
+// every constant when `drawn` is 0 or at least their number, else the positives' own constants and
 // `drawn` uniform draws (duplicates dropped), from a generator seeded with
 // (seed, at): an update resumed from a checkpoint draws the same ones. Sorted.
 std::vector<int> complex_candidates(const Model& model, const std::vector<Atom>& positives, int drawn,

@@ -86,10 +86,14 @@ TEST_CASE("bad options are named as the front end spells them") {
           "--complex-loss needs --complex-epochs (it sets how the ComplEx-only epochs learn)");
     CHECK(message_of(b, {{"complex-epochs", "2"}, {"complex-loss", "softmax"}}, false, OptionSpelling::CommandLine) ==
           "--complex-loss is sampled or all, got 'softmax'");
-    CHECK(message_of(c, {{"complex-epochs", "2"}, {"complex-candidates", "-1"}}, false, OptionSpelling::Keyword) ==
+    CHECK(message_of(c, {{"complex-epochs", "2"}, {"complex-loss", "all"}, {"complex-candidates", "-1"}}, false,
+                     OptionSpelling::Keyword) ==
           "the ComplEx-only candidates per update must be >= 0 (0 = every constant), got -1");
-    CHECK(message_of(d, {{"complex-epochs", "2"}, {"complex-batch", "0"}}, false, OptionSpelling::Keyword) ==
-          "the ComplEx-only batch (positives per 1-vs-all update) must be >= 1, got 0");
+    CHECK(message_of(d, {{"complex-epochs", "2"}, {"complex-loss", "all"}, {"complex-batch", "0"}}, false,
+                     OptionSpelling::Keyword) == "the ComplEx-only batch (positives per 1-vs-all update) must be >= 1, got 0");
+    ntp::TrainSettings e = fresh();
+    CHECK(message_of(e, {{"complex-epochs", "2"}, {"complex-batch", "100"}}, false, OptionSpelling::CommandLine) ==
+          "--complex-batch needs --complex-loss all (it sets the 1-vs-all updates)");
     CHECK(message_of(all, {{"complex-epochs", "2"}, {"complex-loss", "all"}, {"complex-candidates", "100"}}, false,
                      OptionSpelling::Keyword)
               .empty());
