@@ -4,6 +4,7 @@
 
 #include "autodiff/ops.h"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,17 @@ namespace ad::detail {
 
 inline void check_same_shape(const char* op, const Matrix& a, const Matrix& b) {
   if (a.rows() != b.rows() || a.cols() != b.cols()) throw_shapes(op, a, b);
+}
+
+// out.row(i) = softmax(x.row(i)), computed as e^(x - max) / Σ e^(x - max) so
+// that no e^ overflows; returns log Σ_j e^x_ij (the row's log-sum-exp). The
+// one place softmax_rows and softmax_cross_entropy compute a softmax.
+inline Scalar softmax_row(const Matrix& x, Index i, Matrix& out) {
+  const Scalar top = x.row(i).maxCoeff();
+  out.row(i) = (x.row(i).array() - top).exp().matrix();
+  const Scalar sum = out.row(i).sum();
+  out.row(i) /= sum;
+  return top + std::log(sum);
 }
 
 // Pushes a node whose inputs are `xs` (all checked to be on the tape first).

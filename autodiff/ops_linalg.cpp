@@ -56,10 +56,7 @@ Var softmax_rows(Tape& t, Var x) {
   Node& n = t.push("softmax_rows", {x.id}, t.value(x).rows(), t.value(x).cols(),
                    softmax_rows_backward);
   const Matrix& xv = t.value(x);
-  for (Index i = 0; i < xv.rows(); ++i) {
-    n.value.row(i) = (xv.row(i).array() - xv.row(i).maxCoeff()).exp().matrix();
-    n.value.row(i) /= n.value.row(i).sum();
-  }
+  for (Index i = 0; i < xv.rows(); ++i) detail::softmax_row(xv, i, n.value);
   return t.last();
 }
 

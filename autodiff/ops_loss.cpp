@@ -105,13 +105,8 @@ Var softmax_cross_entropy(Tape& t, Var x, const std::vector<Index>& targets) {
   n.index = targets;
   n.aux.resize(count, xv.cols());
   Scalar total = 0;
-  for (Index i = 0; i < count; ++i) {
-    const Scalar top = xv.row(i).maxCoeff();
-    n.aux.row(i) = (xv.row(i).array() - top).exp().matrix();
-    const Scalar sum = n.aux.row(i).sum();
-    n.aux.row(i) /= sum;
-    total += xv(i, targets[static_cast<std::size_t>(i)]) - top - std::log(sum);
-  }
+  for (Index i = 0; i < count; ++i)
+    total += xv(i, targets[static_cast<std::size_t>(i)]) - detail::softmax_row(xv, i, n.aux);
   n.value(0, 0) = -total / static_cast<Scalar>(count);
   return t.last();
 }

@@ -125,7 +125,7 @@ double EpochLoop::run_steps(int epoch, std::size_t first, std::size_t last, doub
   if (epoch > options_.complex_epochs) return train_step(learner_, probe_, batches_.goals(first), temperature, at, timer);
   if (options_.complex_loss == ComplexLoss::Sampled) return complex_step(learner_, batches_.goals(first), at, timer);
   const std::vector<Atom> positives = batches_.positives(first, last);
-  const std::vector<int> candidates =
+  const std::vector<ad::Index> candidates =
       complex_candidates(learner_.model, positives, options_.complex_candidates, options_.seed, at);
   return complex_all_step(learner_, positives, candidates, at, timer) * static_cast<double>(last - first);
 }

@@ -78,11 +78,10 @@ struct TrainOptions {
   // before the prover's epochs.
   int complex_epochs = 0;
   ComplexLoss complex_loss = ComplexLoss::Sampled;
-  // Positives per update of ComplexLoss::All, in whole steps of `batch`
-  // (every constant it scores is touched, so L2, applied to the touched rows
-  // at each update, shrinks them all, not only the batch's)
-  // (scoring a batch against every constant is one matrix product, which
-  // pays only for hundreds of rows at a time).
+  // Positives per update of ComplexLoss::All, in whole steps of `batch`:
+  // scoring a batch against every constant is one matrix product, which pays
+  // only for hundreds of rows at a time. Every constant an update scores is
+  // touched, so L2 (on the touched rows) shrinks them all, not only the batch's.
   int complex_batch = 500;
   // The constants ComplexLoss::All scores each update: every one (0), or the
   // update's own true constants and this many others drawn uniformly afresh

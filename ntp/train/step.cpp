@@ -52,14 +52,13 @@ ad::Var complex_loss(Learner& l, const StepGoals& batch) {
 // ComplEx's 1-vs-all loss: the candidate constants scored as the object of
 // each positive, then as its subject, (2n, candidates) logits against the
 // true constants.
-ad::Var complex_all_loss(Learner& l, const std::vector<Atom>& positives, const std::vector<int>& candidates) {
+ad::Var complex_all_loss(Learner& l, const std::vector<Atom>& positives, const std::vector<ad::Index>& candidates) {
   ad::Tape& t = l.tape;
   const ad::Var queries = ad::concat_rows(t, {complex_query_rows(t, l.model, positives, 1),
                                               complex_query_rows(t, l.model, positives, 0)});  // (2n, d)
-  const std::vector<ad::Index> rows(candidates.begin(), candidates.end());
-  const ad::Var constants = ad::gather(t, l.model.constants, rows);  // (candidates, d)
+  const ad::Var constants = ad::gather(t, l.model.constants, candidates);  // (candidates, d)
   const auto column = [&](int constant) {
-    return static_cast<ad::Index>(std::lower_bound(candidates.begin(), candidates.end(), constant) - candidates.begin());
+    return std::lower_bound(candidates.begin(), candidates.end(), ad::Index{constant}) - candidates.begin();
   };
   std::vector<ad::Index> targets;
   for (const Atom& a : positives) targets.push_back(column(a.args[1]));
@@ -198,27 +197,27 @@ double complex_step(Learner& learner, const StepGoals& batch, const StepPosition
   return complex_update(learner, complex_loss(learner, batch), batch.goals.size(), at, timer);
 }
 
-double complex_all_step(Learner& learner, const std::vector<Atom>& positives, const std::vector<int>& candidates,
+double complex_all_step(Learner& learner, const std::vector<Atom>& positives, const std::vector<ad::Index>& candidates,
                         const StepPosition& at, StepTimer& timer) {
   timer.start();
   learner.tape.clear();
   return complex_update(learner, complex_all_loss(learner, positives, candidates), positives.size(), at, timer);
 }
 
-std::vector<int> complex_candidates(const Model& model, const std::vector<Atom>& positives, int drawn,
-                                    std::uint64_t seed, const StepPosition& at) {
-  const int count = static_cast<int>(model.constants.value.rows());
-  std::vector<int> out;
+std::vector<ad::Index> complex_candidates(const Model& model, const std::vector<Atom>& positives, int drawn,
+                                          std::uint64_t seed, const StepPosition& at) {
+  const ad::Index count = model.constants.value.rows();
+  std::vector<ad::Index> out;
   if (drawn == 0 || drawn >= count) {  // as many draws as constants: score them all
     out.resize(static_cast<std::size_t>(count));
-    std::iota(out.begin(), out.end(), 0);
+    std::iota(out.begin(), out.end(), ad::Index{0});
     return out;
   }
   for (const Atom& a : positives) out.insert(out.end(), a.args.begin(), a.args.end());
   std::seed_seq key{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
                     static_cast<std::uint32_t>(at.epoch), static_cast<std::uint32_t>(at.step)};
   std::mt19937_64 rng(key);
-  std::uniform_int_distribution<int> pick(0, count - 1);
+  std::uniform_int_distribution<int> pick(0, static_cast<int>(count) - 1);
   for (int i = 0; i < drawn; ++i) out.push_back(pick(rng));
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());

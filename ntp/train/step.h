@@ -69,15 +69,15 @@ double complex_step(Learner& learner, const StepGoals& batch, const StepPosition
 // subject), then the update. Like complex_step, the fact index is not told.
 // `candidates` (sorted) are the constants scored; they hold every
 // positive's own constants.
-double complex_all_step(Learner& learner, const std::vector<Atom>& positives, const std::vector<int>& candidates,
+double complex_all_step(Learner& learner, const std::vector<Atom>& positives, const std::vector<ad::Index>& candidates,
                         const StepPosition& at, StepTimer& timer);
 
 // The constants a 1-vs-all update scores (TrainOptions::complex_candidates):
 // every constant when `drawn` is 0 or at least their number, else the positives' own constants and
 // `drawn` uniform draws (duplicates dropped), from a generator seeded with
 // (seed, at): an update resumed from a checkpoint draws the same ones. Sorted.
-std::vector<int> complex_candidates(const Model& model, const std::vector<Atom>& positives, int drawn,
-                                    std::uint64_t seed, const StepPosition& at);
+std::vector<ad::Index> complex_candidates(const Model& model, const std::vector<Atom>& positives, int drawn,
+                                          std::uint64_t seed, const StepPosition& at);
 
 // Rebuilds the fact index (and the recall probe's) from the embeddings as
 // they are: after ComplEx-only epochs every constant has moved far from where

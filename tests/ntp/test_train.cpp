@@ -8,6 +8,7 @@
 #include "ntp/train/epochs.h"
 #include "ntp/train/new_model.h"
 #include "ntp/train/non_finite_error.h"
+#include "ntp/train/progress.h"
 #include "ntp/train/step.h"
 
 #include "inverse_rule_training.h"
@@ -367,9 +368,9 @@ TEST_CASE("complex_candidates: every constant, or the update's own and the draws
   config.complex = true;
   const ntp::Model model = ntp::make_model(data.kb, 10, config, 3);
   const std::vector<ntp::Atom> positives(data.kb.facts.begin(), data.kb.facts.begin() + 2);
-  const std::vector<int> every = ntp::complex_candidates(model, positives, 0, 7, {1, 0});
+  const std::vector<ad::Index> every = ntp::complex_candidates(model, positives, 0, 7, {1, 0});
   CHECK(every.size() == static_cast<std::size_t>(data.kb.constants.size()));
-  const std::vector<int> some = ntp::complex_candidates(model, positives, 3, 7, {1, 0});
+  const std::vector<ad::Index> some = ntp::complex_candidates(model, positives, 3, 7, {1, 0});
   CHECK(std::is_sorted(some.begin(), some.end()));
   CHECK(std::adjacent_find(some.begin(), some.end()) == some.end());
   CHECK(ntp::complex_candidates(model, positives, data.kb.constants.size(), 7, {1, 0}) == every);
@@ -379,6 +380,26 @@ TEST_CASE("complex_candidates: every constant, or the update's own and the draws
   bool differs = false;  // another update draws others (for some of ten)
   for (std::size_t step = 1; step <= 10; ++step) differs |= ntp::complex_candidates(model, positives, 3, 7, {1, step}) != some;
   CHECK(differs);
+}
+
+TEST_CASE("progress in place: a line for each update whose steps hold a tenth step") {
+  ntp::TrainOptions o;
+  o.progress_inline = true;
+  std::ostringstream out;
+  ntp::ProgressPrinter progress(&out, o, 1, 100);
+  progress.start_epoch();
+  const auto lines = [&] {
+    const std::string text = out.str();
+    return std::count(text.begin(), text.end(), '\r');
+  };
+  progress.after_steps(1, 0, 49, 1.0);  // holds step 0
+  CHECK(lines() == 1);
+  progress.after_steps(1, 41, 49, 2.0);  // no tenth step
+  CHECK(lines() == 1);
+  progress.after_steps(1, 45, 52, 3.0);  // holds step 50, though it ends on 52
+  CHECK(lines() == 2);
+  progress.after_steps(1, 90, 99, 4.0);  // the epoch's last step: its own line follows
+  CHECK(lines() == 2);
 }
 
 TEST_CASE("freeze_kb: the epochs with proofs move the rule slots only, the ComplEx-only epochs everything") {
