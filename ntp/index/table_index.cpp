@@ -63,15 +63,10 @@ void TableIndex::apply_moved(const MovedRows& rows) {
 }
 
 void TableIndex::build_tables() {
-  const ad::Matrix kb_predicates = model_.predicates.value.topRows(model_.num_kb_predicates);
-  predicate_sq_ = squared_distances(model_.predicates.value, kb_predicates);
   constant_sq_ = squared_distances(model_.constants.value, model_.constants.value);
-  predicates_by_distance_.assign(static_cast<std::size_t>(predicate_sq_.rows()), {});
-  for (Eigen::Index row = 0; row < predicate_sq_.rows(); ++row) {
-    auto& groups = predicates_by_distance_[static_cast<std::size_t>(row)];
-    for (Eigen::Index g = 0; g < predicate_sq_.cols(); ++g) groups.emplace_back(predicate_sq_(row, g), static_cast<int>(g));
-    std::sort(groups.begin(), groups.end());
-  }
+  // Predicate rows are ranked when a search first asks them: with
+  // conditional rules the table has thousands of rows, a step asks a few.
+  predicates_by_distance_.assign(static_cast<std::size_t>(model_.predicates.value.rows()), {});
   constants_by_distance_.clear();
   const int num_constants = static_cast<int>(constant_sq_.cols());
   if (num_constants <= kMaxSortedConstants) {
@@ -86,6 +81,23 @@ void TableIndex::build_tables() {
     }
   }
   tables_ready_ = true;
+}
+
+void TableIndex::rank_predicate_rows(const std::vector<FactQuery>& queries) {
+  std::vector<ad::Index> rows;
+  for (const FactQuery& q : queries)
+    if (predicates_by_distance_[static_cast<std::size_t>(q.predicate_row)].empty()) rows.push_back(q.predicate_row);
+  std::sort(rows.begin(), rows.end());
+  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  if (rows.empty()) return;
+  ad::Matrix asked(static_cast<ad::Index>(rows.size()), model_.dim);
+  for (std::size_t i = 0; i < rows.size(); ++i) asked.row(static_cast<ad::Index>(i)) = model_.predicates.value.row(rows[i]);
+  const Eigen::MatrixXf sq = squared_distances(asked, model_.predicates.value.topRows(model_.num_kb_predicates));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    auto& groups = predicates_by_distance_[static_cast<std::size_t>(rows[i])];
+    for (Eigen::Index g = 0; g < sq.cols(); ++g) groups.emplace_back(sq(static_cast<ad::Index>(i), g), static_cast<int>(g));
+    std::sort(groups.begin(), groups.end());
+  }
 }
 
 TableIndex::Pattern& TableIndex::pattern_for(const FactQuery& q) {
@@ -125,6 +137,7 @@ std::vector<std::vector<int>> TableIndex::search(const std::vector<FactQuery>& q
   std::unique_lock<std::mutex> lock(build_mutex_);
   Pattern& p = pattern_for(queries.front());
   if (!tables_ready_) build_tables();
+  rank_predicate_rows(queries);
   lock.unlock();
   std::vector<std::vector<int>> found(queries.size());
   // Facts are visited one predicate group at a time, nearest predicate

@@ -41,6 +41,8 @@ class TableIndex : public FactIndex {
   struct Pattern;  // the facts of one ground-position pattern, grouped for the scan
   Pattern& pattern_for(const FactQuery& q);
   void build_tables();
+  // Fills predicates_by_distance_ for the queries' rows that lack it.
+  void rank_predicate_rows(const std::vector<FactQuery>& queries);
 
   int update_every_;
   int steps_since_update_ = 0;
@@ -48,14 +50,15 @@ class TableIndex : public FactIndex {
   // tables (lazily) happens under this lock, searching them outside it.
   std::mutex build_mutex_;
   std::map<std::vector<int>, std::unique_ptr<Pattern>> patterns_;  // key: arity, ground positions
-  // Squared distances, (predicate rows, P) and (C, C), and for each constant
-  // every constant by increasing distance from it (C lists of C), so that a
-  // search can walk outwards from a goal's constant and stop early. The lists
-  // are only built while C <= kMaxSortedConstants.
-  Eigen::MatrixXf predicate_sq_;
+  // Squared distances (C, C), and for each constant every constant by
+  // increasing distance from it (C lists of C), so that a search can walk
+  // outwards from a goal's constant and stop early. The lists are only built
+  // while C <= kMaxSortedConstants.
   Eigen::MatrixXf constant_sq_;
   std::vector<std::vector<int>> constants_by_distance_;
-  // For each predicate row, the KB predicates as (squared distance, id), nearest first.
+  // For each predicate row, the KB predicates as (squared distance, id),
+  // nearest first; empty until a search asks the row (since the tables
+  // were last built).
   std::vector<std::vector<std::pair<float, int>>> predicates_by_distance_;
   bool tables_ready_ = false;
 };

@@ -51,8 +51,10 @@ struct AttentionInputs {
   ad::Var logits, rows;
 };
 
-// (n, d): slot row `slot` conditioned on each of the n `sources`, rows of
-// `table` (the predicate rows computed so far).
+// (n, d) linear, or (n, P + 1) attentive: slot row `slot` conditioned on
+// each of the n `sources`, rows of `table` (the predicate rows computed so
+// far); for the attentive reformulator the weights over the attendable rows,
+// which predicate_table mixes for all slots of a level in one product.
 ad::Var conditioned(ad::Tape& t, Model& m, ad::Var table, const AttentionInputs& attention, int slot,
                     const std::vector<ad::Index>& sources) {
   const ad::Index n = static_cast<ad::Index>(sources.size());
@@ -66,8 +68,16 @@ ad::Var conditioned(ad::Tape& t, Model& m, ad::Var table, const AttentionInputs&
   }
   const ad::Var own = ad::gather_rows(t, attention.logits, {slot - m.num_kb_predicates});  // (1, P + 1): c a_s
   const ad::Var shift = ad::scale(t, ad::matmul(t, goals, weights), kAttentionLogitScale);  // c g A_s
-  const ad::Var weights_of_rows = ad::softmax_rows(t, ad::add(t, ad::matmul(t, ones, own), shift));  // (n, P + 1)
-  return ad::matmul(t, weights_of_rows, attention.rows);  // softmax(c (a_s + g A_s)) E
+  return ad::softmax_rows(t, ad::add(t, ad::matmul(t, ones, own), shift));  // softmax(c (a_s + g A_s))
+}
+
+// The rows one level's slots computed, concatenated in order: (n, d) each,
+// or for the attentive reformulator their weights times the attendable
+// rows E, one (N, P + 1) x (P + 1, d) product for the whole level.
+ad::Var level_rows(ad::Tape& t, const Model& m, const AttentionInputs& attention, const std::vector<ad::Var>& slots) {
+  const ad::Var stacked = slots.size() == 1 ? slots[0] : ad::concat_rows(t, slots);
+  if (m.conditioning.kind == Reformulator::Linear) return stacked;
+  return ad::matmul(t, stacked, attention.rows);  // softmax(c (a_s + g A_s)) E
 }
 
 }  // namespace
@@ -138,6 +148,35 @@ void refresh_conditioned_rows(Model& m) {
   m.predicates.value.bottomRows(g) = t.value(predicate_table(t, m)).bottomRows(g);
 }
 
+std::vector<int> reachable_conditioned_rows(const Model& m, const std::vector<int>& goal_rows) {
+  const int first = m.num_kb_predicates + m.num_rule_slots;
+  const std::size_t table_rows = static_cast<std::size_t>(first) + m.conditioning.rows.size();
+  std::vector<char> asked_by_rules(table_rows, 0);  // what every rule's body asks, whatever the goal
+  for (const Rule& r : m.rules)
+    for (const RuleAtom& b : r.body)
+      if (!r.conditional || b.predicate.id < m.num_kb_predicates) asked_by_rules[static_cast<std::size_t>(b.predicate.id)] = 1;
+  std::vector<char> asking(table_rows, 0);
+  for (int row : goal_rows) asking[static_cast<std::size_t>(row)] = 1;
+  std::vector<int> out;
+  for (const auto& [begin, end] : m.conditioning.levels) {
+    std::vector<char> next = asked_by_rules;
+    for (int i = begin; i < end; ++i)
+      if (asking[static_cast<std::size_t>(m.conditioning.rows[static_cast<std::size_t>(i)].source)]) {
+        out.push_back(first + i);
+        next[static_cast<std::size_t>(first + i)] = 1;
+      }
+    asking = std::move(next);
+  }
+  return out;
+}
+
+void write_conditioned_rows(Model& m, const ad::Tape& t, const PartialTable& table) {
+  const int first = m.num_kb_predicates + m.num_rule_slots;
+  const ad::Matrix& values = t.value(table.table);
+  for (std::size_t r = static_cast<std::size_t>(first); r < table.position.size(); ++r)
+    if (table.position[r] >= 0) m.predicates.value.row(static_cast<ad::Index>(r)) = values.row(table.position[r]);
+}
+
 int conditioned_row(const Model& m, int slot, int source) {
   const auto it = m.conditioning.row_of.find(row_key(slot, source));
   if (it == m.conditioning.row_of.end())
@@ -172,7 +211,7 @@ PartialTable predicate_table(ad::Tape& t, Model& m, const std::vector<int>& rows
   }
   ad::Index next = first;
   for (const auto& [begin, end] : m.conditioning.levels) {
-    std::vector<ad::Var> parts{out.table};
+    std::vector<ad::Var> slots;
     for (int i = begin; i < end;) {  // one batch per slot
       const int slot = m.conditioning.rows[static_cast<std::size_t>(i)].slot;
       std::vector<ad::Index> sources;
@@ -181,9 +220,9 @@ PartialTable predicate_table(ad::Tape& t, Model& m, const std::vector<int>& rows
         sources.push_back(out.position[static_cast<std::size_t>(m.conditioning.rows[static_cast<std::size_t>(i)].source)]);
         out.position[static_cast<std::size_t>(first + i)] = next++;
       }
-      if (!sources.empty()) parts.push_back(conditioned(t, m, out.table, attention, slot, sources));
+      if (!sources.empty()) slots.push_back(conditioned(t, m, out.table, attention, slot, sources));
     }
-    if (parts.size() > 1) out.table = ad::concat_rows(t, parts);
+    if (!slots.empty()) out.table = ad::concat_rows(t, {out.table, level_rows(t, m, attention, slots)});
   }
   return out;
 }

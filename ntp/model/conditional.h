@@ -52,6 +52,11 @@ void add_conditioning(Model& model, Reformulator kind, std::uint64_t seed);
 void index_conditioned_rows(Model& model);
 // Rewrites the conditioned rows of model.predicates.value from the formula.
 void refresh_conditioned_rows(Model& model);
+// The conditioned rows that proofs of goals whose predicate rows are
+// `goal_rows` can read, to the model's depth: at the first level the rows
+// conditioned on a goal row, below it those conditioned on a row the level
+// above asks (a body atom's row). Ascending; empty without conditioning.
+std::vector<int> reachable_conditioned_rows(const Model& model, const std::vector<int>& goal_rows);
 
 // The row of slot row `slot` conditioned on goal row `source`. Throws
 // std::logic_error for a pair no proof within the model's depth reaches.
@@ -74,6 +79,9 @@ struct PartialTable {
   std::vector<ad::Index> position;  // (P + S + G)
 };
 PartialTable predicate_table(ad::Tape& tape, Model& model, const std::vector<int>& rows);
+// Copies the conditioned rows `table` holds from the tape into
+// model.predicates.value, so that a search reads what the tape will score.
+void write_conditioned_rows(Model& model, const ad::Tape& tape, const PartialTable& table);
 
 // For reading rules: the attentive reformulator's weights (1, P + 1) of slot
 // row `slot` for goal row `source` (the last for "no relation", as in

@@ -20,6 +20,7 @@
 #pragma once
 
 #include "autodiff/ops.h"
+#include "ntp/model/conditional.h"
 #include "ntp/model/model.h"
 #include "ntp/index/fact_index.h"
 
@@ -84,6 +85,11 @@ class Prover {
 // (ad::segment_soft_max), so that every path gets gradient: training uses
 // it to explore (TrainOptions::explore); the score then sits below the max.
 ad::Var score_goals(ad::Tape& tape, Model& model, const ProofBatch& batch, double temperature = 0);
+// The same, reading the predicate rows from `predicates`, a table already on
+// `tape` (a training step computes its conditioned rows before the search,
+// train/step.h); it must hold every predicate row the batch compares.
+ad::Var score_goals(ad::Tape& tape, Model& model, const ProofBatch& batch, double temperature,
+                    const PartialTable& predicates);
 
 // The same numbers without a tape (evaluation): plain loops over the paths.
 std::vector<double> score_goals(const Model& model, const ProofBatch& batch);

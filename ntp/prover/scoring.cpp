@@ -8,6 +8,8 @@
 #include "ntp/model/rule_attention.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 #include <unordered_map>
 
 namespace ntp {
@@ -58,20 +60,35 @@ ad::Var table_kernels(ad::Tape& t, ad::Parameter& table, std::vector<ad::Index> 
 
 // (comparisons + 1, 1): every distinct comparison's kernel, at its
 // layout.position, then a 0 (the score of a goal with no path).
-ad::Var kernels_on_tape(ad::Tape& t, Model& model, const KernelLayout& layout) {
+// (n, 1): the kernels between rows_a[i] and rows_b[i] of the predicate
+// table `predicates` holds on the tape.
+ad::Var computed_table_kernels(ad::Tape& t, const PartialTable& predicates, const std::vector<ad::Index>& rows_a,
+                               const std::vector<ad::Index>& rows_b) {
+  auto position = [&](ad::Index r) {
+    const ad::Index at = predicates.position[static_cast<std::size_t>(r)];
+    if (at < 0) throw std::logic_error("score_goals: predicate row " + std::to_string(r) + " is not in the given table");
+    return at;
+  };
+  std::vector<ad::Index> a, b;
+  for (ad::Index r : rows_a) a.push_back(position(r));
+  for (ad::Index r : rows_b) b.push_back(position(r));
+  return ad::rbf_kernel_rows(t, predicates.table, a, predicates.table, b);
+}
+
+// `computed`: the predicate table already on the tape, or null to compute
+// the rows read here when slots or conditioned rows need it.
+ad::Var kernels_on_tape(ad::Tape& t, Model& model, const KernelLayout& layout, const PartialTable* computed) {
   std::vector<ad::Var> parts;
   const std::vector<ad::Index>& predicate_a = layout.rows_a[kPredicateTable];
   const std::vector<ad::Index>& predicate_b = layout.rows_b[kPredicateTable];
-  if (!predicate_a.empty() && (has_rule_attention(model) || has_conditioning(model))) {
+  if (!predicate_a.empty() && computed != nullptr) {
+    parts.push_back(computed_table_kernels(t, *computed, predicate_a, predicate_b));
+  } else if (!predicate_a.empty() && (has_rule_attention(model) || has_conditioning(model))) {
     // Slots are mixes of the KB predicates, or rows are computed from the
     // goal's: the rows these comparisons read, computed on the tape.
     std::vector<int> rows(predicate_a.begin(), predicate_a.end());
     rows.insert(rows.end(), predicate_b.begin(), predicate_b.end());
-    const PartialTable predicates = predicate_table(t, model, rows);
-    std::vector<ad::Index> a, b;
-    for (ad::Index r : predicate_a) a.push_back(predicates.position[static_cast<std::size_t>(r)]);
-    for (ad::Index r : predicate_b) b.push_back(predicates.position[static_cast<std::size_t>(r)]);
-    parts.push_back(ad::rbf_kernel_rows(t, predicates.table, a, predicates.table, b));
+    parts.push_back(computed_table_kernels(t, predicate_table(t, model, rows), predicate_a, predicate_b));
   } else if (!predicate_a.empty()) {
     parts.push_back(table_kernels(t, model.predicates, predicate_a, predicate_b));
   }
@@ -112,11 +129,12 @@ PathMatrix path_matrix(const ProofBatch& batch, const std::vector<ad::Index>& po
   return m;
 }
 
-}  // namespace
-
-ad::Var score_goals(ad::Tape& t, Model& model, const ProofBatch& batch, double temperature) {
+// score_goals' body: the kernels (their predicate rows from `computed`
+// when given), the paths' mins, and each goal's max.
+ad::Var score_on_tape(ad::Tape& t, Model& model, const ProofBatch& batch, double temperature,
+                      const PartialTable* computed) {
   const KernelLayout layout = layout_kernels(batch);
-  const ad::Var kernels = kernels_on_tape(t, model, layout);
+  const ad::Var kernels = kernels_on_tape(t, model, layout, computed);
   const ad::Index zero_row = static_cast<ad::Index>(batch.comparisons.size());
   const PathMatrix matrix = path_matrix(batch, layout.position, zero_row);
   std::vector<ad::Var> gathered;
@@ -124,6 +142,17 @@ ad::Var score_goals(ad::Tape& t, Model& model, const ProofBatch& batch, double t
   const ad::Var path_scores = gathered.size() == 1 ? gathered[0] : ad::min(t, gathered);
   if (temperature > 0) return ad::segment_soft_max(t, path_scores, matrix.segments, temperature);
   return ad::segment_max(t, path_scores, matrix.segments);
+}
+
+}  // namespace
+
+ad::Var score_goals(ad::Tape& t, Model& model, const ProofBatch& batch, double temperature) {
+  return score_on_tape(t, model, batch, temperature, nullptr);
+}
+
+ad::Var score_goals(ad::Tape& t, Model& model, const ProofBatch& batch, double temperature,
+                    const PartialTable& predicates) {
+  return score_on_tape(t, model, batch, temperature, &predicates);
 }
 
 double squared_distance(const Model& model, const Comparison& c) {

@@ -94,6 +94,7 @@ bool EpochLoop::run_epoch(int epoch, std::size_t first_step) {
     const std::size_t next = std::min(steps, step + steps_per_update(epoch));
     loss_sum_ += run_steps(epoch, step, next, temperature, timer);
     if (next < steps && hooks_.stop_requested()) {  // at an epoch's end, stop after it
+      refresh_rule_rows(learner_);  // the caller saves the model
       save(epoch - 1, next);
       progress_.stopped();
       return false;
@@ -133,6 +134,7 @@ double EpochLoop::run_steps(int epoch, std::size_t first, std::size_t last, doub
 // The epoch's report: saved position first, then the caller's hook (which
 // may write a checkpoint and a note), then the progress line.
 void EpochLoop::finish_epoch(int epoch, double seconds, TimeSplit time) {
+  refresh_rule_rows(learner_);  // the hook may evaluate or save the model
   EpochReport report;
   report.epoch = epoch;
   report.mean_loss = loss_sum_ / static_cast<double>(batches_.steps_per_epoch());

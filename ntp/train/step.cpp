@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -36,9 +37,26 @@ std::vector<ad::Parameter*> trained_tables(Model& model) {
 
 ProofBatch search(Learner& l, const StepGoals& batch) { return l.prover.search(batch.goals); }
 
-// Each goal's score on a fresh tape.
-ad::Var score(Learner& l, const ProofBatch& proofs, double temperature) {
+// With conditional rules, on a fresh tape, the conditioned rows the batch's
+// proofs can read (those of its goals' relations; update() leaves every
+// conditioned row stale), written to the model for the search to read.
+// Computing only these, and only once, is what keeps a conditional step
+// near a plain one's cost: a whole table is 140 slots x 46 relations on UMLS.
+std::optional<PartialTable> conditioned_rows_for(Learner& l, const StepGoals& batch) {
   l.tape.clear();
+  if (!has_conditioning(l.model)) return std::nullopt;
+  std::vector<int> goal_rows;
+  for (const Goal& g : batch.goals) goal_rows.push_back(g.atom.predicate);
+  std::sort(goal_rows.begin(), goal_rows.end());
+  goal_rows.erase(std::unique(goal_rows.begin(), goal_rows.end()), goal_rows.end());
+  PartialTable table = predicate_table(l.tape, l.model, reachable_conditioned_rows(l.model, goal_rows));
+  write_conditioned_rows(l.model, l.tape, table);
+  return table;
+}
+
+// Each goal's score on the tape conditioned_rows_for began.
+ad::Var score(Learner& l, const ProofBatch& proofs, double temperature, const std::optional<PartialTable>& table) {
+  if (table) return score_goals(l.tape, l.model, proofs, temperature, *table);
   return score_goals(l.tape, l.model, proofs, temperature);
 }
 
@@ -86,7 +104,7 @@ MovedRows rows_to_move(const Model& model) {
   moved.predicates.assign(model.predicates.touched.begin(), model.predicates.touched.end());
   moved.constants.assign(model.constants.touched.begin(), model.constants.touched.end());
   // Every slot is a mix of the KB predicates, every conditioned row a function
-  // of other rows: all are rewritten after each step.
+  // of other rows: all move with each step.
   if (has_rule_attention(model) || has_conditioning(model))
     for (int r = model.num_kb_predicates; r < model.predicates.value.rows(); ++r) moved.predicates.push_back(r);
   return moved;
@@ -95,8 +113,9 @@ MovedRows rows_to_move(const Model& model) {
 // Throws NonFiniteError if a row the step moved holds a NaN or an infinity
 // (a non-finite gradient reaches the embeddings through the update).
 void check_finite(const Model& model, const MovedRows& moved, const StepPosition& at) {
+  const int conditioned = model.num_kb_predicates + model.num_rule_slots;  // rewritten by the next step, not here
   for (int r : moved.predicates)
-    if (!model.predicates.value.row(r).allFinite())
+    if (r < conditioned && !model.predicates.value.row(r).allFinite())
       throw NonFiniteError(at.epoch, at.step + 1, "predicate row " + model.predicate_row_name(r) + " is not finite");
   for (int c : moved.constants)
     if (!model.constants.value.row(c).allFinite())
@@ -130,8 +149,7 @@ MovedRows update(Learner& l, const StepPosition& at) {
   const MovedRows moved = rows_to_move(l.model);
   l.optimizer->step(l.parameters);
   if (has_rule_attention(l.model)) refresh_attended_slots(l.model);  // the slots follow their logits
-  refresh_conditioned_rows(l.model);  // and conditioned rows the rows they are computed from
-  check_finite(l.model, moved, at);
+  check_finite(l.model, moved, at);  // conditioned rows: the next step's, or refresh_rules_rows()
   return moved;
 }
 
@@ -172,11 +190,13 @@ double train_step(Learner& learner, RecallProbe& probe, const StepGoals& batch, 
                   const StepPosition& at, StepTimer& timer) {
   probe.before_search(at.step);
   timer.start();
+  const std::optional<PartialTable> table = conditioned_rows_for(learner, batch);
+  timer.lap(&TimeSplit::forward);
   const ProofBatch proofs = search(learner, batch);
   timer.lap(&TimeSplit::proof_search);
   probe.after_search();
   timer.lap(&TimeSplit::recall_probes);
-  const ad::Var scores = score(learner, proofs, temperature);
+  const ad::Var scores = score(learner, proofs, temperature, table);
   const ad::Var step_loss = loss(learner, scores, batch);
   timer.lap(&TimeSplit::forward);
   const double value = loss_value(learner.tape, step_loss, at);
@@ -223,6 +243,8 @@ std::vector<ad::Index> complex_candidates(const Model& model, const std::vector<
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
+
+void refresh_rule_rows(Learner& learner) { refresh_conditioned_rows(learner.model); }
 
 void rebuild_index(Learner& learner, RecallProbe& probe) {
   learner.facts->all_moved();

@@ -7,6 +7,9 @@
 //   backward  the loss's gradient on the embedding rows the proofs used
 //   update    the optimiser moves those rows (Adam, AdaGrad or SGD, with L2
 //             and clipping); a non-finite row stops training (NonFiniteError)
+//             and a model with conditional rules has its conditioned rows
+//             stale: the next step computes (on its tape, before its search)
+//             the ones its goals can reach, refresh_rule_rows all of them
 //   refresh   the fact index is told which rows moved
 // The recall probe listens around the search, and the timer takes a lap
 // after each phase; neither changes what the step computes.
@@ -83,6 +86,11 @@ std::vector<ad::Index> complex_candidates(const Model& model, const std::vector<
 // they are: after ComplEx-only epochs every constant has moved far from where
 // the index's links were made (an HNSW graph kept through them, its points
 // moved in place, found the nearest fact for 10% of WN18RR's goals).
+// Rewrites every conditioned row from the formula (steps leave those their
+// goals did not reach stale): the epoch loop calls it before anyone outside
+// the steps reads the model, at an epoch's end and when it stops.
+void refresh_rule_rows(Learner& learner);
+
 void rebuild_index(Learner& learner, RecallProbe& probe);
 
 }  // namespace ntp

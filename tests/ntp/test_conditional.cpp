@@ -19,7 +19,9 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <algorithm>
 #include <random>
+#include <set>
 #include <sstream>
 
 namespace {
@@ -145,6 +147,61 @@ TEST_CASE("with conditional rules, proof scores reach the reformulator with the 
         return t.scalar(ad::binary_cross_entropy(t, ntp::score_goals(t, m, batch, kTemperature), labels));
       });
     }
+}
+
+TEST_CASE("the rows reachable from goals' relations hold every conditioned row their proofs compare") {
+  for (int depth : {1, 2}) {
+    CAPTURE(depth);
+    ntp::Model m = conditional_model(ntp::Reformulator::Attentive, depth, 4, 6);
+    ntp::ProverConfig two_facts = m.prover;  // every path kept (k = 0 keeps the best one)
+    two_facts.k_facts = 2;
+    const auto facts = ntp::make_fact_index(m, "table");
+    const ntp::Prover prover(m, *facts, two_facts);
+    const int first = m.num_kb_predicates + m.num_rule_slots;
+    for (const std::string goal : {"s(b9, a9)", "u(d8, c2)", "r(a1, b3)"}) {
+      CAPTURE(goal);
+      const ntp::Atom atom = ntp::parse_atom(goal, m.kb);
+      const std::vector<int> reachable = ntp::reachable_conditioned_rows(m, {atom.predicate});
+      std::set<int> compared;  // conditioned rows the goal's proofs compare
+      for (const ntp::Comparison& c : prover.search({{atom, -1}}).comparisons)
+        if (c.table == ntp::Table::Predicate)
+          for (int row : {c.a, c.b})
+            if (row >= first) compared.insert(row);
+      REQUIRE(!compared.empty());
+      for (int row : compared) CHECK(std::count(reachable.begin(), reachable.end(), row) == 1);
+      // Level 1 holds the 3 body slots on this relation alone (of 12); depth
+      // 2 adds each body slot on each of those 3 rows (of 36).
+      CHECK(reachable.size() == (depth == 1 ? 3u : 3u + 3u * 3u));
+      CHECK(std::is_sorted(reachable.begin(), reachable.end()));
+      // Scoring from a table computed for these rows alone gives the scores
+      // of scoring that computes its own.
+      const ntp::ProofBatch batch = prover.search({{atom, -1}});
+      ad::Tape tape;
+      const ntp::PartialTable table = ntp::predicate_table(tape, m, reachable);
+      const ad::Var given = ntp::score_goals(tape, m, batch, 0, table);
+      CHECK(tape.value(given)(0, 0) == doctest::Approx(tape.value(ntp::score_goals(tape, m, batch))(0, 0)).epsilon(1e-12));
+      const ntp::PartialTable other = ntp::predicate_table(tape, m, ntp::reachable_conditioned_rows(m, {0}));
+      if (atom.predicate != 0) CHECK_THROWS_AS(ntp::score_goals(tape, m, batch, 0, other), std::logic_error);
+    }
+  }
+}
+
+TEST_CASE("training leaves every conditioned row at its formula after each epoch, though steps compute only their own") {
+  ntp::Model m = ntp::make_model(two_inverses_kb(), 6, ntp::ProverConfig{}, 4);
+  ntp::add_conditioning(m, ntp::Reformulator::Attentive, 4);
+  ntp::TrainOptions o = inverse_rule_training(4, 0.01);
+  o.epochs = 2;
+  int epochs_seen = 0;
+  ntp::train_epochs(m, o, [&](ntp::EpochReport&) {
+    ++epochs_seen;
+    ntp::Model fresh = m;
+    ntp::refresh_conditioned_rows(fresh);
+    CHECK(fresh.predicates.value.isApprox(m.predicates.value, 1e-12));
+  });
+  CHECK(epochs_seen == 2);
+  ntp::Model fresh = m;
+  ntp::refresh_conditioned_rows(fresh);
+  CHECK(fresh.predicates.value.isApprox(m.predicates.value, 1e-12));
 }
 
 TEST_CASE("a model file keeps the reformulator, and a version 4 file loads without it") {
