@@ -12,13 +12,20 @@ void Optimizer::step(const std::vector<Parameter*>& params) {
   for (std::size_t slot = 0; slot < params.size(); ++slot) {
     Parameter& p = *params[slot];
     g.resize(1, p.value.cols());
+    const Scalar l2 = slot < l2_.size() && l2_[slot] >= 0 ? l2_[slot] : options_.l2;
     for (Index row : p.touched) {
-      g = p.grad.row(row) + options_.l2 * p.value.row(row);
+      g = p.grad.row(row) + l2 * p.value.row(row);
       if (options_.clip > 0) g = g.cwiseMax(-options_.clip).cwiseMin(options_.clip);
       update_row(slot, p, row, g);
     }
     p.clear_grad();
   }
+}
+
+void Optimizer::set_l2(std::size_t slot, Scalar l2) {
+  if (!(l2 >= 0)) throw std::invalid_argument("set_l2: the L2 coefficient must be >= 0, got " + std::to_string(l2));
+  if (l2_.size() <= slot) l2_.resize(slot + 1, -1);
+  l2_[slot] = l2;
 }
 
 // value -= lr g

@@ -34,6 +34,11 @@ class Optimizer {
   // Applies one update to every touched row of `params` and clears their gradients.
   void step(const std::vector<Parameter*>& params);
   const OptimizerOptions& options() const { return options_; }
+  // The L2 coefficient of the parameter at `slot` in the lists step() is
+  // given, instead of options().l2 (as an optimiser's parameter groups do:
+  // a model's tables need not be regularised alike). Throws
+  // std::invalid_argument for a negative coefficient.
+  void set_l2(std::size_t slot, Scalar l2);
   // What the optimiser has accumulated (Adam's moments and per-row step
   // counts, AdaGrad's sums of squares) as matrices, so that a checkpoint can
   // resume training exactly where it stopped. set_state takes what state()
@@ -46,6 +51,7 @@ class Optimizer {
   // `slot` numbers the parameter within the list passed to step().
   virtual void update_row(std::size_t slot, Parameter& p, Index row, const Matrix& g) = 0;
   OptimizerOptions options_;
+  std::vector<Scalar> l2_;  // per slot; a negative entry: options_.l2
 };
 
 class Sgd : public Optimizer {

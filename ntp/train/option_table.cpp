@@ -160,6 +160,10 @@ void add_learning_settings(std::vector<TrainOption>& t) {
                [](S& s, V v) { s.train.learning_rate = read_number(v); }});
   t.push_back({"l2", OptionKind::Number, "L2 regularisation (each step, on the embeddings it touched)",
                [](const S& s) { return text(s.train.l2); }, [](S& s, V v) { s.train.l2 = read_number(v); }});
+  t.push_back({"l2-predicates", OptionKind::Number,
+               "L2 on the relations' and rule slots' embeddings instead of --l2 (-1 = --l2's)",
+               [](const S& s) { return text(s.train.l2_predicates); },
+               [](S& s, V v) { s.train.l2_predicates = read_number(v); }});
   t.push_back({"clip", OptionKind::Number, "element-wise gradient clip (0 = off)",
                [](const S& s) { return text(s.train.clip); }, [](S& s, V v) { s.train.clip = read_number(v); }});
   t.push_back({"optimizer", OptionKind::Name, "adam, adagrad or sgd", [](const S& s) { return s.train.optimizer; },

@@ -54,6 +54,9 @@ void check_options(const TrainOptions& o) {
   require(o.complex_batch >= 1, "the ComplEx-only batch (positives per 1-vs-all update)", ">= 1", o.complex_batch);
   require(o.negatives >= 0, "the negatives per positive", ">= 0", o.negatives);
   ad::make_optimizer(o.optimizer, {});  // throws naming the optimisers there are
+  require(o.l2 >= 0, "the L2 coefficient", ">= 0", o.l2);
+  require(o.l2_predicates >= 0 || o.l2_predicates == -1, "the predicates' L2 coefficient", ">= 0 (-1 = --l2's)",
+          o.l2_predicates);
   require(o.explore >= 0, "the exploration temperature", ">= 0 (0 = off)", o.explore);
   require(o.index.update_every >= 0, "the steps between fact index updates", ">= 0 (0 = every step)",
           o.index.update_every);

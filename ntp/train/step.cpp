@@ -26,8 +26,8 @@ std::unique_ptr<ad::Optimizer> optimizer_for(const TrainOptions& o) {
   return ad::make_optimizer(o.optimizer, settings);
 }
 
-// The embedding tables, with rule attention its logits, and with conditional
-// rules the reformulator's weights.
+// The embedding tables (the predicates first), with rule attention its
+// logits, and with conditional rules the reformulator's weights.
 std::vector<ad::Parameter*> trained_tables(Model& model) {
   std::vector<ad::Parameter*> tables = {&model.predicates, &model.constants};
   if (has_rule_attention(model)) tables.push_back(&model.rule_attention);
@@ -179,7 +179,9 @@ Learner::Learner(Model& trained, const TrainOptions& options)
       parameters(trained_tables(trained)),
       facts(make_fact_index(trained, trained.prover.index, options.index)),
       prover(trained, *facts, trained.prover),
-      freeze_kb(options.freeze_kb) {}
+      freeze_kb(options.freeze_kb) {
+  if (options.l2_predicates >= 0) optimizer->set_l2(0, options.l2_predicates);  // trained_tables' first
+}
 
 double explore_temperature(const TrainOptions& o, int epoch) {
   const double half = std::max(1.0, o.epochs / 2.0);

@@ -63,6 +63,21 @@ TEST_CASE("L2 is added before clipping, on touched rows only") {
   CHECK(p.value.row(2) == before.row(2));
 }
 
+TEST_CASE("a parameter's own L2 coefficient replaces the optimiser's for that parameter only") {
+  ad::OptimizerOptions o;
+  o.learning_rate = 1.0;
+  o.l2 = 0.5;
+  ad::Parameter first = table_with_grad(row(0, 0)), second = table_with_grad(row(0, 0));
+  const Matrix before = first.value;
+  ad::Sgd sgd(o);
+  sgd.set_l2(0, 0.25);
+  sgd.step({&first, &second});
+  CHECK(first.value.row(1).isApprox(0.75 * before.row(1), 1e-15));   // its own 0.25
+  CHECK(second.value.row(1).isApprox(0.5 * before.row(1), 1e-15));   // the optimiser's 0.5
+  CHECK(first.value.row(0) == before.row(0));                        // untouched rows: no L2
+  CHECK_THROWS_AS(sgd.set_l2(1, -0.1), std::invalid_argument);
+}
+
 TEST_CASE("Adam and AdaGrad first steps move each entry by about lr") {
   ad::OptimizerOptions o;
   o.learning_rate = 0.01;

@@ -81,7 +81,9 @@ TEST_CASE("bad options are named as the front end spells them") {
       f.run.model_path = "m.ntp";
       return f;
     };
-    ntp::TrainSettings a = fresh(), b = fresh(), c = fresh(), d = fresh(), all = fresh();
+    ntp::TrainSettings a = fresh(), b = fresh(), c = fresh(), d = fresh(), all = fresh(), l2 = fresh();
+    CHECK(message_of(l2, {{"l2-predicates", "-0.5"}}, false, OptionSpelling::CommandLine) ==
+          "the predicates' L2 coefficient must be >= 0 (-1 = --l2's), got -0.5");
     CHECK(message_of(a, {{"complex-loss", "all"}}, false, OptionSpelling::CommandLine) ==
           "--complex-loss needs --complex-epochs (it sets how the ComplEx-only epochs learn)");
     CHECK(message_of(b, {{"complex-epochs", "2"}, {"complex-loss", "softmax"}}, false, OptionSpelling::CommandLine) ==
