@@ -1,7 +1,9 @@
 // ntp/index/table_index.h: the exact fact index for small vocabularies.
 //
-// Squared distances between every predicate row and KB predicate, and between
-// every pair of constants, are tabulated from the current embeddings; a key
+// Squared distances between every pair of constants, and between each
+// predicate row a search asks and every KB predicate, are tabulated from the
+// current embeddings (a predicate row when first asked: with conditional
+// rules the table has thousands of rows and a training step asks a few); a key
 // distance is then a sum of table lookups, not a d-dimensional loop. A search
 // visits KB predicates nearest first and, within one, the facts whose first
 // compared constant is nearest to the goal's first; it stops as soon as these

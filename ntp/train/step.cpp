@@ -149,7 +149,7 @@ MovedRows update(Learner& l, const StepPosition& at) {
   const MovedRows moved = rows_to_move(l.model);
   l.optimizer->step(l.parameters);
   if (has_rule_attention(l.model)) refresh_attended_slots(l.model);  // the slots follow their logits
-  check_finite(l.model, moved, at);  // conditioned rows: the next step's, or refresh_rules_rows()
+  check_finite(l.model, moved, at);  // conditioned rows: the next step's, or refresh_rule_rows()
   return moved;
 }
 
