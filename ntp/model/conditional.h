@@ -24,11 +24,13 @@
 // The prover only compares table rows, so each (slot s, source row q) that a
 // proof can reach gets a *conditioned row* of Model::predicates: rows
 // [P + S, P + S + G) hold θ_s(θ_q) for q a KB predicate (goals), and at depth
-// > 1 for q a conditioned row itself (sub-goals of sub-goals). Like attended
-// slots, those rows are rewritten from the formula after every update
-// (refresh_conditioned_rows) for search, the fact index and evaluation, and
-// computed on the tape (predicate_table) for gradients; model files store
-// only the formula's parameters.
+// > 1 for q a conditioned row itself (sub-goals of sub-goals). Those rows
+// are computed on the tape (predicate_table) for gradients and written to
+// the table for search, the fact index and evaluation: in training, a step
+// computes and writes the rows its goals can reach before its search
+// (train/step.h) and the others wait for the epoch's end
+// (refresh_conditioned_rows); model files store only the formula's
+// parameters.
 #pragma once
 
 #include "autodiff/tape.h"
