@@ -149,25 +149,29 @@ void refresh_conditioned_rows(Model& m) {
 }
 
 std::vector<int> reachable_conditioned_rows(const Model& m, const std::vector<int>& goal_rows) {
-  const int first = m.num_kb_predicates + m.num_rule_slots;
-  const std::size_t table_rows = static_cast<std::size_t>(first) + m.conditioning.rows.size();
-  std::vector<char> asked_by_rules(table_rows, 0);  // what every rule's body asks, whatever the goal
+  std::set<int> asked_by_rules;  // what every rule's body asks, whatever the goal
+  std::set<int> body_slots;      // the conditional rules' body slots
   for (const Rule& r : m.rules)
-    for (const RuleAtom& b : r.body)
-      if (!r.conditional || b.predicate.id < m.num_kb_predicates) asked_by_rules[static_cast<std::size_t>(b.predicate.id)] = 1;
-  std::vector<char> asking(table_rows, 0);
-  for (int row : goal_rows) asking[static_cast<std::size_t>(row)] = 1;
-  std::vector<int> out;
-  for (const auto& [begin, end] : m.conditioning.levels) {
-    std::vector<char> next = asked_by_rules;
-    for (int i = begin; i < end; ++i)
-      if (asking[static_cast<std::size_t>(m.conditioning.rows[static_cast<std::size_t>(i)].source)]) {
-        out.push_back(first + i);
-        next[static_cast<std::size_t>(first + i)] = 1;
+    for (const RuleAtom& b : r.body) {
+      if (r.conditional && b.predicate.id >= m.num_kb_predicates) body_slots.insert(b.predicate.id);
+      else asked_by_rules.insert(b.predicate.id);
+    }
+  // Level by level as index_conditioned_rows goes, but from these goals
+  // only; a row is looked up by its (slot, source) pair, as a proof asks it
+  // (a row made at one level may be asked again at a deeper one).
+  std::set<int> reached;
+  std::set<int> asking(goal_rows.begin(), goal_rows.end());
+  for (std::size_t level = 0; level < m.conditioning.levels.size(); ++level) {
+    std::set<int> next = asked_by_rules;
+    for (int source : asking)
+      for (int slot : body_slots) {
+        const int row = conditioned_row(m, slot, source);
+        reached.insert(row);
+        next.insert(row);
       }
     asking = std::move(next);
   }
-  return out;
+  return {reached.begin(), reached.end()};
 }
 
 void write_conditioned_rows(Model& m, const ad::Tape& t, const PartialTable& table) {

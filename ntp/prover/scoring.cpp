@@ -58,8 +58,6 @@ ad::Var table_kernels(ad::Tape& t, ad::Parameter& table, std::vector<ad::Index> 
   return ad::rbf_kernel_rows(t, embeddings, rows_a, embeddings, rows_b);
 }
 
-// (comparisons + 1, 1): every distinct comparison's kernel, at its
-// layout.position, then a 0 (the score of a goal with no path).
 // (n, 1): the kernels between rows_a[i] and rows_b[i] of the predicate
 // table `predicates` holds on the tape.
 ad::Var computed_table_kernels(ad::Tape& t, const PartialTable& predicates, const std::vector<ad::Index>& rows_a,
@@ -75,6 +73,8 @@ ad::Var computed_table_kernels(ad::Tape& t, const PartialTable& predicates, cons
   return ad::rbf_kernel_rows(t, predicates.table, a, predicates.table, b);
 }
 
+// (comparisons + 1, 1): every distinct comparison's kernel, at its
+// layout.position, then a 0 (the score of a goal with no path).
 // `computed`: the predicate table already on the tape, or null to compute
 // the rows read here when slots or conditioned rows need it.
 ad::Var kernels_on_tape(ad::Tape& t, Model& model, const KernelLayout& layout, const PartialTable* computed) {

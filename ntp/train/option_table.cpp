@@ -161,7 +161,7 @@ void add_learning_settings(std::vector<TrainOption>& t) {
   t.push_back({"l2", OptionKind::Number, "L2 regularisation (each step, on the embeddings it touched)",
                [](const S& s) { return text(s.train.l2); }, [](S& s, V v) { s.train.l2 = read_number(v); }});
   t.push_back({"l2-predicates", OptionKind::Number,
-               "L2 on the relations' and rule slots' embeddings instead of --l2 (-1 = --l2's)",
+               "L2 on the predicate table's rows (relations, free rule slots) instead of --l2 (-1 = --l2's)",
                [](const S& s) { return text(s.train.l2_predicates); },
                [](S& s, V v) { s.train.l2_predicates = read_number(v); }});
   t.push_back({"clip", OptionKind::Number, "element-wise gradient clip (0 = off)",

@@ -99,8 +99,9 @@ struct TrainOptions {
   TrainingMask mask = TrainingMask::Fact;
   double learning_rate = 0.01;
   double l2 = 1e-4;               // per step, on the rows the step touched
-  // L2 on the predicate table's rows (the KB relations and the rule slots)
-  // instead of `l2`; -1: `l2`. Nations wants its relations regularised
+  // L2 on the predicate table's rows (the KB relations and the rule slots;
+  // attended slots are rebuilt from their logits, which take `l2`) instead
+  // of `l2`; -1: `l2`. Nations wants its relations regularised
   // harder than Countries S3 tolerates for its constants (docs/RESULTS.md).
   double l2_predicates = -1;
   double clip = 1.0;              // element-wise gradient clip, 0 = off

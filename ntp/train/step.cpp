@@ -37,11 +37,12 @@ std::vector<ad::Parameter*> trained_tables(Model& model) {
 
 ProofBatch search(Learner& l, const StepGoals& batch) { return l.prover.search(batch.goals); }
 
-// With conditional rules, on a fresh tape, the conditioned rows the batch's
-// proofs can read (those of its goals' relations; update() leaves every
-// conditioned row stale), written to the model for the search to read.
-// Computing only these, and only once, is what keeps a conditional step
-// near a plain one's cost: a whole table is 140 slots x 46 relations on UMLS.
+// Starts the step's tape (cleared, for every model). With conditional
+// rules, computes on it the conditioned rows the batch's proofs can read
+// (those of its goals' relations; update() leaves every conditioned row
+// stale) and writes them to the model for the search to read. Computing
+// only these, and only once, is what keeps a conditional step near a plain
+// one's cost: a whole table is 140 slots x 46 relations on UMLS.
 std::optional<PartialTable> conditioned_rows_for(Learner& l, const StepGoals& batch) {
   l.tape.clear();
   if (!has_conditioning(l.model)) return std::nullopt;
@@ -104,7 +105,8 @@ MovedRows rows_to_move(const Model& model) {
   moved.predicates.assign(model.predicates.touched.begin(), model.predicates.touched.end());
   moved.constants.assign(model.constants.touched.begin(), model.constants.touched.end());
   // Every slot is a mix of the KB predicates, every conditioned row a function
-  // of other rows: all move with each step.
+  // of other rows: all move with each step (conditioned rows are written
+  // later: the next step writes those it reads).
   if (has_rule_attention(model) || has_conditioning(model))
     for (int r = model.num_kb_predicates; r < model.predicates.value.rows(); ++r) moved.predicates.push_back(r);
   return moved;
@@ -123,12 +125,23 @@ void check_finite(const Model& model, const MovedRows& moved, const StepPosition
                            "the embedding of constant " + model.kb.constants.name(c) + " is not finite");
 }
 
-// Zeroes and forgets the gradient of `table`'s rows before `end`, so that the
-// optimiser leaves them where they are.
-void forget_rows_before(ad::Parameter& table, Eigen::Index end) {
+// Throws NonFiniteError if one of `rows` of `table` (a rule table: attention
+// logits, reformulator weights) holds a NaN or an infinity: the rows
+// computed from them would carry it into the next search.
+void check_finite_rows(const ad::Parameter& table, const std::vector<Eigen::Index>& rows, const char* what,
+                       const StepPosition& at) {
+  for (Eigen::Index r : rows)
+    if (!table.value.row(r).allFinite())
+      throw NonFiniteError(at.epoch, at.step + 1, std::string(what) + " (row " + std::to_string(r) + ") are not finite");
+}
+
+// Zeroes and forgets the gradient of `table`'s touched rows that `keep`
+// refuses, so that the optimiser leaves them where they are.
+template <typename Keep>
+void forget_rows(ad::Parameter& table, Keep keep) {
   std::vector<Eigen::Index> kept;
   for (Eigen::Index r : table.touched) {
-    if (r >= end) {
+    if (keep(r)) {
       kept.push_back(r);
       continue;
     }
@@ -141,15 +154,39 @@ void forget_rows_before(ad::Parameter& table, Eigen::Index end) {
 // TrainOptions::freeze_kb: the constants and the KB's relations get no update.
 void freeze_kb_rows(Model& model) {
   model.constants.clear_grad();
-  forget_rows_before(model.predicates, model.num_kb_predicates);
+  forget_rows(model.predicates, [&](Eigen::Index r) { return r >= model.num_kb_predicates; });
+}
+
+// The step computed every conditioned row its goals could reach, but only
+// those its proofs compared (and the rows these are computed from) lead to
+// the loss: the other slots' reformulator weights were touched with a zero
+// gradient. Forgetting them leaves them where a step that computed only the
+// compared rows would (no L2, no Adam momentum, no step count).
+void forget_unread_slots(Model& model, const ProofBatch& proofs) {
+  const int first = model.num_kb_predicates + model.num_rule_slots;
+  const std::vector<Conditioning::Row>& rows = model.conditioning.rows;
+  std::vector<char> read(rows.size(), 0);
+  for (const Comparison& c : proofs.comparisons)
+    for (int row : {c.a, c.b})
+      if (c.table == Table::Predicate && row >= first) read[static_cast<std::size_t>(row - first)] = 1;
+  for (std::size_t i = rows.size(); i-- > 0;)  // sources lie before their rows
+    if (read[i] && rows[i].source >= first) read[static_cast<std::size_t>(rows[i].source - first)] = 1;
+  std::vector<char> slot_read(static_cast<std::size_t>(model.num_rule_slots), 0);
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (read[i]) slot_read[static_cast<std::size_t>(rows[i].slot - model.num_kb_predicates)] = 1;
+  forget_rows(model.conditioning.weights, [&](Eigen::Index r) { return slot_read[static_cast<std::size_t>(r / model.dim)] != 0; });
 }
 
 // The optimiser's step on every touched row; returns the rows it moved.
 MovedRows update(Learner& l, const StepPosition& at) {
   const MovedRows moved = rows_to_move(l.model);
+  const std::vector<Eigen::Index> logits = l.model.rule_attention.touched;  // the step clears them
+  const std::vector<Eigen::Index> weights = l.model.conditioning.weights.touched;
   l.optimizer->step(l.parameters);
   if (has_rule_attention(l.model)) refresh_attended_slots(l.model);  // the slots follow their logits
   check_finite(l.model, moved, at);  // conditioned rows: the next step's, or refresh_rule_rows()
+  check_finite_rows(l.model.rule_attention, logits, "the rule attention's logits", at);
+  check_finite_rows(l.model.conditioning.weights, weights, "the reformulator's weights", at);
   return moved;
 }
 
@@ -203,6 +240,7 @@ double train_step(Learner& learner, RecallProbe& probe, const StepGoals& batch, 
   timer.lap(&TimeSplit::forward);
   const double value = loss_value(learner.tape, step_loss, at);
   learner.tape.backward(step_loss);
+  if (table) forget_unread_slots(learner.model, proofs);
   if (learner.freeze_kb) freeze_kb_rows(learner.model);
   timer.lap(&TimeSplit::backward);
   const MovedRows moved = update(learner, at);

@@ -82,15 +82,15 @@ double complex_all_step(Learner& learner, const std::vector<Atom>& positives, co
 std::vector<ad::Index> complex_candidates(const Model& model, const std::vector<Atom>& positives, int drawn,
                                           std::uint64_t seed, const StepPosition& at);
 
-// Rebuilds the fact index (and the recall probe's) from the embeddings as
-// they are: after ComplEx-only epochs every constant has moved far from where
-// the index's links were made (an HNSW graph kept through them, its points
-// moved in place, found the nearest fact for 10% of WN18RR's goals).
 // Rewrites every conditioned row from the formula (steps leave those their
 // goals did not reach stale): the epoch loop calls it before anyone outside
 // the steps reads the model, at an epoch's end and when it stops.
 void refresh_rule_rows(Learner& learner);
 
+// Rebuilds the fact index (and the recall probe's) from the embeddings as
+// they are: after ComplEx-only epochs every constant has moved far from where
+// the index's links were made (an HNSW graph kept through them, its points
+// moved in place, found the nearest fact for 10% of WN18RR's goals).
 void rebuild_index(Learner& learner, RecallProbe& probe);
 
 }  // namespace ntp

@@ -10,6 +10,7 @@
 #include "ntp/model/rules.h"
 #include "ntp/prover/prover.h"
 #include "ntp/train/epochs.h"
+#include "ntp/train/step.h"
 
 #include "inverse_rule_training.h"
 #include "table_gradcheck.h"
@@ -184,6 +185,60 @@ TEST_CASE("the rows reachable from goals' relations hold every conditioned row t
       if (atom.predicate != 0) CHECK_THROWS_AS(ntp::score_goals(tape, m, batch, 0, other), std::logic_error);
     }
   }
+}
+
+TEST_CASE("at depth 2 the reachable rows hold those a KB predicate in a rule body asks again") {
+  // #1(X, Y) :- r(X, Z), #2(Z, Y): the sub-goal r asks #4 conditioned on r
+  // at depth 2, a row made at level 1 for goals of r.
+  std::ostringstream text;
+  for (int i = 1; i <= 6; ++i) text << "r(a" << i << ",b" << i << ").\ns(b" << i << ",a" << i << ").\n";
+  const ntp::KnowledgeBase kb =
+      kb_from_text(text.str(), "1  #1(X, Y) :- #2(Y, X).\n1  #1(X, Y) :- r(X, Z), #3(Z, Y).\n");
+  ntp::ProverConfig config;
+  config.depth = 2;
+  config.k_facts = 2;
+  ntp::Model m = ntp::make_model(kb, 4, config, 3);
+  ntp::add_conditioning(m, ntp::Reformulator::Attentive, 3);
+  const auto facts = ntp::make_fact_index(m, "table");
+  const ntp::Prover prover(m, *facts, m.prover);
+  const ntp::Atom goal = ntp::parse_atom("s(b2, a2)", m.kb);
+  const std::vector<int> reachable = ntp::reachable_conditioned_rows(m, {goal.predicate});
+  const int r_row = m.kb.predicates.find("r");
+  bool asks_r = false;
+  for (const ntp::Comparison& c : prover.search({{goal, -1}}).comparisons)
+    for (int row : {c.a, c.b})
+      if (c.table == ntp::Table::Predicate && row >= m.num_kb_predicates + m.num_rule_slots) {
+        CHECK(std::count(reachable.begin(), reachable.end(), row) == 1);
+        asks_r = asks_r || m.conditioning.rows[static_cast<std::size_t>(row - m.num_kb_predicates - m.num_rule_slots)].source == r_row;
+      }
+  CHECK(asks_r);  // the case this test is for happened
+}
+
+TEST_CASE("a step moves the reformulator weights of the slots its proofs read, not of every slot it computed") {
+  // Binary goals reach the unary rule's slot (its conditioned rows exist for
+  // every relation), but a unary rule never proves a binary goal.
+  const ntp::KnowledgeBase kb =
+      kb_from_text("r(a,b).\nr(b,c).\ns(b,a).\np(a).\n", "1  #1(X, Y) :- #2(Y, X).\n1  #1(X) :- #2(X).\n");
+  ntp::Model m = ntp::make_model(kb, 4, ntp::ProverConfig{}, 5);
+  ntp::add_conditioning(m, ntp::Reformulator::Attentive, 5);
+  std::mt19937_64 rng(5);  // weights away from 0, so that an update of an unread slot (L2) would show
+  std::uniform_real_distribution<double> u(-0.5, 0.5);
+  for (ad::Index e = 0; e < m.conditioning.weights.value.size(); ++e) m.conditioning.weights.value.data()[e] = u(rng);
+  ntp::refresh_conditioned_rows(m);
+  const ntp::TrainOptions options;  // L2 1e-4, Adam
+  ntp::Learner learner(m, options);
+  ntp::RecallProbe probe(m, *learner.facts, options);
+  ntp::TimeSplit time;
+  ntp::StepTimer timer(time);
+  const ad::Matrix before = m.conditioning.weights.value;
+  ntp::StepGoals batch;
+  batch.goals = {{ntp::parse_atom("s(c, b)", m.kb), -1}, {ntp::parse_atom("r(c, a)", m.kb), -1}};
+  batch.labels = {1, 0};
+  ntp::train_step(learner, probe, batch, 0, {1, 0}, timer);
+  // Slot rows: #1, #2 (binary rule), #3, #4 (unary); blocks of d rows each.
+  const ad::Index d = m.dim;
+  CHECK(m.conditioning.weights.value.middleRows(1 * d, d) != before.middleRows(1 * d, d));  // #2: read
+  CHECK(m.conditioning.weights.value.middleRows(3 * d, d) == before.middleRows(3 * d, d));  // #4: computed only
 }
 
 TEST_CASE("training leaves every conditioned row at its formula after each epoch, though steps compute only their own") {
