@@ -56,15 +56,15 @@ void Adam::update_row(std::size_t slot, Parameter& p, Index row, const Matrix& g
     m.steps.assign(static_cast<std::size_t>(p.value.rows()), 0);
   }
   const OptimizerOptions& o = options_;
-  const auto step = static_cast<Scalar>(++m.steps[static_cast<std::size_t>(row)]);
+  const long long step = ++m.steps[static_cast<std::size_t>(row)];
   m.first.row(row) = o.beta1 * m.first.row(row) + (1 - o.beta1) * g;
   m.second.row(row) = o.beta2 * m.second.row(row) + (1 - o.beta2) * g.cwiseAbs2();
-  const auto [c1, c2] = bias_corrections(static_cast<long long>(step));
+  const auto [c1, c2] = bias_corrections(step);
   p.value.row(row).array() -= o.learning_rate * (m.first.row(row).array() / c1) /
                               ((m.second.row(row).array() / c2).sqrt() + o.epsilon);
 }
 
-const std::pair<Scalar, Scalar>& Adam::bias_corrections(long long step) {
+std::pair<Scalar, Scalar> Adam::bias_corrections(long long step) {
   for (auto t = static_cast<long long>(corrections_.size()); t <= step; ++t)
     corrections_.emplace_back(1 - std::pow(options_.beta1, static_cast<Scalar>(t)),
                               1 - std::pow(options_.beta2, static_cast<Scalar>(t)));

@@ -92,7 +92,7 @@ class Adam : public Optimizer {
   // 1 - β1^t and 1 - β2^t for t = 0, 1, ...: a step updates thousands of
   // rows (a reformulator's weights), most with the same few counts, and
   // std::pow per row was a tenth of the optimiser's time.
-  const std::pair<Scalar, Scalar>& bias_corrections(long long step);
+  std::pair<Scalar, Scalar> bias_corrections(long long step);
   std::vector<std::pair<Scalar, Scalar>> corrections_;
 };
 

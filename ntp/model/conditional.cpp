@@ -113,7 +113,7 @@ void index_conditioned_rows(Model& m) {
   for (int left = m.prover.depth; left >= 1 && has_conditioning(m); --left) {
     long long body_slots = 0;
     for (const Rule& r : m.rules)
-      for (const RuleAtom& b : r.body) body_slots += r.conditional && b.predicate.id >= m.num_kb_predicates;
+      for (const RuleAtom& b : r.body) body_slots += asks_conditioned(m, r, b);
     if ((static_cast<long long>(c.rows.size()) + body_slots * static_cast<long long>(asking.size())) * m.dim >
         kMaxConditionedEntries)
       throw std::invalid_argument("conditional rules at depth " + std::to_string(m.prover.depth) + " would need over " +
@@ -124,7 +124,7 @@ void index_conditioned_rows(Model& m) {
     for (int q : asking)
       for (const Rule& r : m.rules)
         for (const RuleAtom& b : r.body) {
-          if (r.conditional && b.predicate.id >= m.num_kb_predicates) wanted.emplace(b.predicate.id, q);
+          if (asks_conditioned(m, r, b)) wanted.emplace(b.predicate.id, q);
           else asked.insert(b.predicate.id);
         }
     const int begin = static_cast<int>(c.rows.size());
@@ -153,7 +153,7 @@ std::vector<int> reachable_conditioned_rows(const Model& m, const std::vector<in
   std::set<int> body_slots;      // the conditional rules' body slots
   for (const Rule& r : m.rules)
     for (const RuleAtom& b : r.body) {
-      if (r.conditional && b.predicate.id >= m.num_kb_predicates) body_slots.insert(b.predicate.id);
+      if (asks_conditioned(m, r, b)) body_slots.insert(b.predicate.id);
       else asked_by_rules.insert(b.predicate.id);
     }
   // Level by level as index_conditioned_rows goes, but from these goals
@@ -181,6 +181,21 @@ void write_conditioned_rows(Model& m, const ad::Tape& t, const PartialTable& tab
     if (table.position[r] >= 0) m.predicates.value.row(static_cast<ad::Index>(r)) = values.row(table.position[r]);
 }
 
+bool asks_conditioned(const Model& m, const Rule& rule, const RuleAtom& atom) {
+  return rule.conditional && atom.predicate.id >= m.num_kb_predicates;
+}
+
+std::vector<char> conditioned_rows_needed(const Model& m, const std::vector<int>& rows) {
+  const int first = m.num_kb_predicates + m.num_rule_slots;
+  std::vector<char> needed(m.conditioning.rows.size(), 0);
+  for (int row : rows)
+    if (row >= first) needed[static_cast<std::size_t>(row - first)] = 1;
+  for (std::size_t i = needed.size(); i-- > 0;)  // sources lie before their rows: one backward pass
+    if (needed[i] && m.conditioning.rows[i].source >= first)
+      needed[static_cast<std::size_t>(m.conditioning.rows[i].source - first)] = 1;
+  return needed;
+}
+
 int conditioned_row(const Model& m, int slot, int source) {
   const auto it = m.conditioning.row_of.find(row_key(slot, source));
   if (it == m.conditioning.row_of.end())
@@ -191,7 +206,7 @@ int conditioned_row(const Model& m, int slot, int source) {
 
 int body_row(const Model& m, const Rule& rule, std::size_t i, int goal_row) {
   const int row = rule.body[i].predicate.id;
-  if (!rule.conditional || row < m.num_kb_predicates) return row;
+  if (!asks_conditioned(m, rule, rule.body[i])) return row;
   return conditioned_row(m, row, goal_row);
 }
 
@@ -200,14 +215,7 @@ PartialTable predicate_table(ad::Tape& t, Model& m, const std::vector<int>& rows
   PartialTable out{base_table(t, m), std::vector<ad::Index>(static_cast<std::size_t>(first) + m.conditioning.rows.size(), -1)};
   std::iota(out.position.begin(), out.position.begin() + first, ad::Index{0});
   if (!has_conditioning(m)) return out;
-  // The conditioned rows asked for and every conditioned row they are made
-  // from: sources lie before their rows, so one backward pass marks them.
-  std::vector<char> wanted(m.conditioning.rows.size(), 0);
-  for (int row : rows)
-    if (row >= first) wanted[static_cast<std::size_t>(row - first)] = 1;
-  for (std::size_t i = wanted.size(); i-- > 0;)
-    if (wanted[i] && m.conditioning.rows[i].source >= first)
-      wanted[static_cast<std::size_t>(m.conditioning.rows[i].source - first)] = 1;
+  const std::vector<char> wanted = conditioned_rows_needed(m, rows);
   AttentionInputs attention;
   if (m.conditioning.kind == Reformulator::Attentive) {
     attention.logits = scaled_attention_logits(t, m);

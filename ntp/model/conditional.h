@@ -60,6 +60,14 @@ void refresh_conditioned_rows(Model& model);
 // above asks (a body atom's row). Ascending; empty without conditioning.
 std::vector<int> reachable_conditioned_rows(const Model& model, const std::vector<int>& goal_rows);
 
+// True when body atom `atom` of `rule` is asked through a row conditioned
+// on the goal (a conditional rule's slot), false when through its own row.
+bool asks_conditioned(const Model& model, const Rule& rule, const RuleAtom& atom);
+// Flags over model.conditioning.rows: the conditioned rows among `rows`
+// (predicate rows; others are ignored) and every conditioned row they are
+// computed from.
+std::vector<char> conditioned_rows_needed(const Model& model, const std::vector<int>& rows);
+
 // The row of slot row `slot` conditioned on goal row `source`. Throws
 // std::logic_error for a pair no proof within the model's depth reaches.
 int conditioned_row(const Model& model, int slot, int source);

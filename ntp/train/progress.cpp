@@ -52,19 +52,19 @@ ProgressPrinter::ProgressPrinter(std::ostream* out, const TrainOptions& options,
 
 void ProgressPrinter::start_epoch() { epoch_start_ = Clock::now(); }
 
-void ProgressPrinter::after_steps(int epoch, std::size_t first, std::size_t step, double loss_sum) {
+void ProgressPrinter::after_steps(int epoch, std::size_t first, std::size_t last, double loss_sum) {
   const bool in_place = options_.progress_inline;
   // In place, every tenth step: due when the update's steps hold a multiple of 10.
-  const bool due = in_place ? step / 10 * 10 >= first : seconds_since(last_line_) >= options_.progress_seconds;
-  if (!out_ || !due || step + 1 >= steps_per_epoch_) return;  // the epoch's own line follows the last step
+  const bool due = in_place ? last / 10 * 10 >= first : seconds_since(last_line_) >= options_.progress_seconds;
+  if (!out_ || !due || last + 1 >= steps_per_epoch_) return;  // the epoch's own line follows the last step
   last_line_ = Clock::now();
-  const double steps = static_cast<double>(step + 1);
+  const double steps = static_cast<double>(last + 1);
   const double epoch_seconds = seconds_since(epoch_start_) / steps * static_cast<double>(steps_per_epoch_);
   const double eta = epoch_seconds * (1 - steps / static_cast<double>(steps_per_epoch_)) +
                      epoch_seconds * static_cast<double>(epochs_left_like(epoch));
   char line[240];
   std::snprintf(line, sizeof line, "%sepoch %d/%d  step %zu/%zu  %.1f steps/s  loss %.4f  eta %s%s%s",
-                in_place ? "\r" : "", epoch, options_.epochs, step + 1, steps_per_epoch_,
+                in_place ? "\r" : "", epoch, options_.epochs, last + 1, steps_per_epoch_,
                 steps / seconds_since(epoch_start_), loss_sum / steps, format_duration(eta).c_str(),
                 prover_epochs_after(epoch).c_str(), in_place ? "   " : "\n");
   *out_ << line << std::flush;

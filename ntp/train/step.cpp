@@ -163,14 +163,11 @@ void freeze_kb_rows(Model& model) {
 // gradient. Forgetting them leaves them where a step that computed only the
 // compared rows would (no L2, no Adam momentum, no step count).
 void forget_unread_slots(Model& model, const ProofBatch& proofs) {
-  const int first = model.num_kb_predicates + model.num_rule_slots;
-  const std::vector<Conditioning::Row>& rows = model.conditioning.rows;
-  std::vector<char> read(rows.size(), 0);
+  std::vector<int> compared;
   for (const Comparison& c : proofs.comparisons)
-    for (int row : {c.a, c.b})
-      if (c.table == Table::Predicate && row >= first) read[static_cast<std::size_t>(row - first)] = 1;
-  for (std::size_t i = rows.size(); i-- > 0;)  // sources lie before their rows
-    if (read[i] && rows[i].source >= first) read[static_cast<std::size_t>(rows[i].source - first)] = 1;
+    if (c.table == Table::Predicate) compared.insert(compared.end(), {c.a, c.b});
+  const std::vector<char> read = conditioned_rows_needed(model, compared);
+  const std::vector<Conditioning::Row>& rows = model.conditioning.rows;
   std::vector<char> slot_read(static_cast<std::size_t>(model.num_rule_slots), 0);
   for (std::size_t i = 0; i < rows.size(); ++i)
     if (read[i]) slot_read[static_cast<std::size_t>(rows[i].slot - model.num_kb_predicates)] = 1;
