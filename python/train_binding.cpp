@@ -255,7 +255,7 @@ void bind_training(py::module_& m) {
       .def_readonly("best_epoch", &ntp::RunResult::best_epoch)
       .def_readonly("checkpoint", &ntp::RunResult::checkpoint)
       .def_readonly("combine_choice", &ntp::RunResult::combine_choice,
-                    "with combine='dev': the rule chosen and each rule's dev metric ('' otherwise)")
+                    "when the rule was chosen on dev (combine='dev', or 'auto' with dev facts): the rule chosen and each rule's dev metric ('' otherwise)")
       .def("__repr__", [](const ntp::RunResult& r) {
         return "RunResult(epochs_done=" + std::to_string(r.epochs_done) + (r.metric.empty() ? "" : ", best dev " +
                r.metric + " " + ntp::format_number(r.best_dev) + " after epoch " + std::to_string(r.best_epoch)) + ")";

@@ -56,6 +56,24 @@ std::string text(int v) { return std::to_string(v); }
 std::string text(double v) { return format_number(v); }
 std::string text(bool v) { return v ? "true" : "false"; }
 
+// --combine: a rule (CombineFrom::Given), or where the rule comes from.
+std::string combine_text(const TrainSettings& s) {
+  switch (s.run.combine_from) {
+    case CombineFrom::Auto: return "auto";
+    case CombineFrom::Dev: return "dev";
+    case CombineFrom::Given: break;
+  }
+  return combine_name(s.model.prover.combine);
+}
+
+void set_combine(TrainSettings& s, const std::string& v) {
+  s.model.prover.combine = Combine::Mean;  // a choice on dev replaces it
+  if (v == "auto") s.run.combine_from = CombineFrom::Auto;
+  else if (v == "dev") s.run.combine_from = CombineFrom::Dev;
+  else if (combine_from_name(v, &s.model.prover.combine)) s.run.combine_from = CombineFrom::Given;
+  else throw std::invalid_argument("is max, mean, proof, dev or auto, got '" + v + "'");
+}
+
 // The model a run trains (ModelOptions).
 void add_model_settings(std::vector<TrainOption>& t) {
   using S = TrainSettings;
@@ -83,16 +101,9 @@ void add_model_settings(std::vector<TrainOption>& t) {
   t.push_back({"combine", OptionKind::Name,
                "NTPλ's score: max or mean of the proof and ComplEx scores, or proof (the proof score alone: "
                "ComplEx only shapes the embeddings in training), or dev (whichever of the three ranks, or "
-               "classifies, the dev facts best after training; needs --dev)",
-               [](const S& s) {
-                 return s.run.choose_combine ? std::string("dev") : std::string(combine_name(s.model.prover.combine));
-               },
-               [](S& s, V v) {
-                 s.run.choose_combine = v == "dev";
-                 if (s.run.choose_combine) s.model.prover.combine = Combine::Mean;  // the choice replaces it
-                 else if (!combine_from_name(v, &s.model.prover.combine))
-                   throw std::invalid_argument("is max, mean, proof or dev, got '" + v + "'");
-               }});
+               "classifies, at most 500 dev facts best after training; needs --dev), or auto (dev when --dev "
+               "is given, else mean)",
+               combine_text, set_combine});
   t.push_back({"attention", OptionKind::Flag,
                "rule slots are softmax mixes of the KB's predicates (GNTP's attention), so rules cannot drift "
                "away from real relations; `ntp rules` reads them off the attention",
@@ -270,7 +281,7 @@ void apply_train_options(TrainSettings& settings, const std::vector<OptionText>&
   if (given(options, "combine") && !settings.model.prover.complex)
     throw std::invalid_argument(spell_option("combine", spelling) + " needs " + spell_option("complex", spelling) +
                                 " (it joins NTP and ComplEx)");
-  if (settings.run.choose_combine && !has_dev)
+  if (settings.run.combine_from == CombineFrom::Dev && !has_dev)
     throw std::invalid_argument(spell_option("combine", spelling) + " dev needs " + spell_option("dev", spelling) +
                                 " (the facts to choose on)");
   if (given(options, "complex-loss") && settings.train.complex_epochs == 0)

@@ -159,6 +159,14 @@ enum class Keep { Best, Last };
 const char* keep_name(Keep keep);                        // "best", "last"
 bool keep_from_name(const std::string& name, Keep* keep);  // false if unknown
 
+// Where an NTPλ model's combine rule comes from (combine_choice.h).
+//   Given  ModelOptions' rule, as set.
+//   Dev    chosen on the run's dev atoms after training (it must have them).
+//   Auto   Dev when the run has dev atoms and an NTPλ model, else Given (the
+//          default: where ComplEx learns little, as on a large KB whose
+//          constants are each in a few facts, the run finds out on dev).
+enum class CombineFrom { Given, Dev, Auto };
+
 // What a run keeps: the model, a checkpoint after every epoch, a log.
 struct RunOptions {
   std::string model_path;  // the model; its checkpoint is checkpoint_path(model_path)
@@ -166,9 +174,7 @@ struct RunOptions {
   Keep keep = Keep::Best;
   std::string log_path;    // one JSON object per epoch ("" = no log); appended to when resuming
   bool resume = false;     // continue from the checkpoint (its settings must match)
-  // An NTPλ model's combine rule is chosen on dev after training
-  // (combine_choice.h; `--combine dev`), replacing ModelOptions' rule.
-  bool choose_combine = false;
+  CombineFrom combine_from = CombineFrom::Auto;
   // May be raised at any time (by a signal handler): the run finishes its
   // step, writes the checkpoint and returns. Null: the run is never stopped.
   const std::atomic<bool>* stop = nullptr;
@@ -183,7 +189,7 @@ struct RunResult {
   double best_dev = -1;
   int best_epoch = 0;
   std::string checkpoint;  // its path
-  std::string combine_choice;  // RunOptions::choose_combine: the rule chosen and each rule's dev metric
+  std::string combine_choice;  // when chosen on dev: the rule chosen and each rule's dev metric
 };
 
 }  // namespace ntp

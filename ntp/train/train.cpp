@@ -100,8 +100,18 @@ class EpochKeeper {
   std::ofstream log_;
 };
 
-// RunOptions::choose_combine: the kept model's combine rule, chosen on dev
-// and saved with it.
+// Whether the run chooses its model's combine rule on dev (RunOptions::
+// combine_from); CombineFrom::Dev without what it needs throws.
+bool chooses_combine(const ModelOptions& model_options, const RunOptions& run, const TrainingData& data) {
+  switch (run.combine_from) {
+    case CombineFrom::Given: return false;
+    case CombineFrom::Dev: check_combine_choice(model_options.prover.complex, data); return true;
+    case CombineFrom::Auto: break;
+  }
+  return model_options.prover.complex && !dev_metric_name(data).empty();
+}
+
+// The kept model's combine rule, chosen on dev and saved with it.
 std::string choose_kept_combine(const TrainingData& data, const RunOptions& run, std::ostream* progress) {
   Model kept = load_model(run.model_path);
   if (progress)
@@ -121,7 +131,7 @@ RunResult train(const TrainingData& data, const ModelOptions& model_options, con
   check_options(run);
   RunResult result;
   result.metric = run.eval_every > 0 ? dev_metric_name(data) : "";
-  if (run.choose_combine) check_combine_choice(model_options.prover.complex, data);
+  const bool combine_on_dev = chooses_combine(model_options, run, data);
   if (run.eval_every > 0 && result.metric.empty())
     throw std::invalid_argument("a dev metric every " + std::to_string(run.eval_every) + " epochs needs dev atoms");
   result.checkpoint = checkpoint_path(run.model_path);
@@ -137,7 +147,7 @@ RunResult train(const TrainingData& data, const ModelOptions& model_options, con
   result.finished = train_epochs(c.model, options, c.state, hooks);
   if (!result.finished) save_checkpoint(c, result.checkpoint);
   else if (run.keep == Keep::Last || c.best_epoch == 0) save_model(c.model, run.model_path);
-  if (result.finished && run.choose_combine) result.combine_choice = choose_kept_combine(data, run, progress);
+  if (result.finished && combine_on_dev) result.combine_choice = choose_kept_combine(data, run, progress);
   result.epochs_done = c.state.epochs_done;
   result.steps_done = c.state.steps_done;
   result.best_dev = c.best_dev;

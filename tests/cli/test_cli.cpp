@@ -192,7 +192,7 @@ TEST_CASE("bad input is refused with the file, the line and what was wrong") {
   const Run bad_combine =
       ntp("train --train " + kFamily + "/train.nl --model " + kWork + "/never.ntp --complex --combine median");
   CHECK(bad_combine.status == 2);
-  CHECK(bad_combine.err.find("--combine is max, mean, proof or dev, got 'median'") != std::string::npos);
+  CHECK(bad_combine.err.find("--combine is max, mean, proof, dev or auto, got 'median'") != std::string::npos);
   const Run bad_mask = ntp("train --train " + kFamily + "/train.nl --model " + kWork + "/never.ntp --mask inverse");
   CHECK(bad_mask.status == 2);
   CHECK(bad_mask.err.find("--mask is fact or pair, got 'inverse'") != std::string::npos);

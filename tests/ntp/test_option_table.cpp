@@ -65,7 +65,7 @@ TEST_CASE("bad options are named as the front end spells them") {
   CHECK(message_of(s, {{"seed", "-1"}}, false, OptionSpelling::Keyword).find("seed is an integer in 0..") == 0);
   CHECK(message_of(s, {{"lr", " 1"}}, false, OptionSpelling::Keyword) == "lr is a number, got ' 1'");
   CHECK(message_of(s, {{"combine", "median"}}, false, OptionSpelling::CommandLine) ==
-        "--combine is max, mean, proof or dev, got 'median'");
+        "--combine is max, mean, proof, dev or auto, got 'median'");
   CHECK(message_of(s, {{"frobnicate", "1"}}, false, OptionSpelling::Keyword) == "unknown training option frobnicate");
   ntp::TrainSettings plain;
   plain.run.model_path = "m.ntp";
@@ -114,10 +114,19 @@ TEST_CASE("bad options are named as the front end spells them") {
   ntp::TrainSettings chosen;
   chosen.run.model_path = "m.ntp";
   CHECK(message_of(chosen, {{"combine", "dev"}}, true, OptionSpelling::Keyword).empty());
-  CHECK(chosen.run.choose_combine);
+  CHECK(chosen.run.combine_from == ntp::CombineFrom::Dev);
   CHECK(ntp::find_train_option("combine")->get(chosen) == "dev");
   CHECK(message_of(chosen, {{"combine", "max"}}, true, OptionSpelling::Keyword).empty());  // the last one given wins
-  CHECK(!chosen.run.choose_combine);
+  CHECK(chosen.run.combine_from == ntp::CombineFrom::Given);
+  CHECK(chosen.model.prover.combine == ntp::Combine::Max);
+  CHECK(ntp::find_train_option("combine")->get(chosen) == "max");
+  // auto is the default, and needs no dev facts: without them the rule is mean.
+  CHECK(ntp::find_train_option("combine")->get(ntp::TrainSettings{}) == "auto");
+  CHECK(message_of(chosen, {{"combine", "auto"}}, false, OptionSpelling::Keyword).empty());
+  CHECK(chosen.run.combine_from == ntp::CombineFrom::Auto);
+  CHECK(chosen.model.prover.combine == ntp::Combine::Mean);
+  CHECK(message_of(chosen, {{"combine", "median"}}, true, OptionSpelling::CommandLine) ==
+        "--combine is max, mean, proof, dev or auto, got 'median'");
   ntp::TrainSettings odd;
   odd.run.model_path = "m.ntp";
   CHECK(message_of(odd, {{"dim", "3"}}, false, OptionSpelling::Keyword).find("even for ComplEx") != std::string::npos);

@@ -183,7 +183,7 @@ TEST_CASE("--combine dev: the run keeps the rule that ranks its dev facts best, 
   mo.prover.complex = true;
   ntp::RunOptions run;
   run.model_path = std::string(NTP_BINARY_DIR) + "/combine_dev.ntp";
-  run.choose_combine = true;
+  run.combine_from = ntp::CombineFrom::Dev;
   const ntp::RunResult result = ntp::train(data, mo, options(4), run, nullptr);
   REQUIRE(result.finished);
   const ntp::Model chosen = ntp::load_model(run.model_path);
@@ -217,6 +217,24 @@ TEST_CASE("--combine dev: the run keeps the rule that ranks its dev facts best, 
   data.dev.clear();
   CHECK_THROWS_WITH_AS(ntp::train(data, mo, options(1), run, nullptr), doctest::Contains("dev atoms"),
                        std::invalid_argument);
+
+  // CombineFrom::Auto (the default) chooses only when it can: a run without
+  // dev atoms, or of a plain model, keeps the rule it was given.
+  ntp::RunOptions automatic;
+  automatic.model_path = run.model_path;
+  CHECK(automatic.combine_from == ntp::CombineFrom::Auto);
+  mo.prover.combine = ntp::Combine::Max;
+  CHECK(ntp::train(data, mo, options(1), automatic, nullptr).combine_choice.empty());
+  CHECK(ntp::load_model(run.model_path).prover.combine == ntp::Combine::Max);
+  mo.prover.complex = false;
+  for (int i = 10; i <= 12; ++i)
+    data.dev.push_back({data.kb.predicates.find("s"),
+                        {symbols.find("b" + std::to_string(i)), symbols.find("a" + std::to_string(i))}});
+  CHECK(ntp::train(data, mo, options(1), automatic, nullptr).combine_choice.empty());
+  mo.prover.complex = true;
+  mo.prover.combine = ntp::Combine::Mean;
+  const ntp::RunResult chosen_again = ntp::train(data, mo, options(4), automatic, nullptr);
+  CHECK(chosen_again.combine_choice == result.combine_choice);  // the same run as the Dev one above
   std::remove(run.model_path.c_str());
   std::remove(ntp::checkpoint_path(run.model_path).c_str());
 }
