@@ -23,10 +23,16 @@ TrainingBatches::TrainingBatches(const KnowledgeBase& kb, const TrainOptions& op
     : kb_(kb),
       batch_(static_cast<std::size_t>(options.batch)),
       negatives_(options.negatives),
+      predicate_negatives_(options.predicate_negatives),
       order_(kb.facts.size()),
       rng_(options.seed) {
   if (kb.facts.empty()) throw std::invalid_argument("no training facts");
   std::iota(order_.begin(), order_.end(), std::size_t{0});
+  for (const Atom& fact : kb.facts) {
+    if (predicates_by_arity_.size() <= fact.args.size()) predicates_by_arity_.resize(fact.args.size() + 1);
+    std::vector<int>& same = predicates_by_arity_[fact.args.size()];
+    if (std::find(same.begin(), same.end(), fact.predicate) == same.end()) same.push_back(fact.predicate);
+  }
   if (options.mask == TrainingMask::Pair)
     for (std::size_t f = 0; f < kb.facts.size(); ++f) facts_by_constants_[constants_of(kb.facts[f])].push_back(static_cast<int>(f));
 }
@@ -41,7 +47,8 @@ StepGoals TrainingBatches::goals(std::size_t step) {
     s.goals.push_back({fact, masked_facts(order_[i])});
     s.labels.push_back(1);
     for (int j = 0; j < negatives_; ++j) {
-      s.goals.push_back({corrupt(fact, j), -1});
+      const bool of_predicate = j >= negatives_ - predicate_negatives_;
+      s.goals.push_back({of_predicate ? corrupt_predicate(fact) : corrupt(fact, j), -1});
       s.labels.push_back(0);
     }
   }
@@ -67,6 +74,21 @@ Atom TrainingBatches::corrupt(const Atom& fact, int i) {
     if (!kb_.contains(out)) break;
   }
   return out;
+}
+
+// A corruption of `fact`'s predicate: another predicate of facts of its
+// arity, redrawn while a known fact; after 50 draws (or with no other such
+// predicate) a constant is corrupted instead.
+Atom TrainingBatches::corrupt_predicate(const Atom& fact) {
+  const std::vector<int>& same = predicates_by_arity_[fact.args.size()];
+  std::uniform_int_distribution<std::size_t> pick(0, same.size() - 1);
+  Atom out = fact;
+  if (same.size() >= 2)
+    for (int attempt = 0; attempt < 50; ++attempt) {
+      out.predicate = same[pick(rng_)];
+      if (out.predicate != fact.predicate && !kb_.contains(out)) return out;
+    }
+  return corrupt(fact, 0);
 }
 
 MaskedFacts TrainingBatches::masked_facts(std::size_t fact) const {

@@ -181,6 +181,11 @@ void add_learning_settings(std::vector<TrainOption>& t) {
                [](S& s, V v) { s.train.optimizer = v; }});
   t.push_back({"negatives", OptionKind::Integer, "corruptions per positive",
                [](const S& s) { return text(s.train.negatives); }, [](S& s, V v) { s.train.negatives = read_int(v); }});
+  t.push_back({"predicate-negatives", OptionKind::Integer,
+               "of the corruptions per positive, how many replace the predicate (by another of its arity) "
+               "instead of a constant, so that similar relations are told apart",
+               [](const S& s) { return text(s.train.predicate_negatives); },
+               [](S& s, V v) { s.train.predicate_negatives = read_int(v); }});
   t.push_back({"mask", OptionKind::Name,
                "what a training fact's proofs may not use: fact (itself) or pair (every fact between "
                "its constants, e.g. its inverse; for KBs stored with inverses, such as WN11)",

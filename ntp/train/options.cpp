@@ -53,6 +53,8 @@ void check_options(const TrainOptions& o) {
           o.complex_candidates);
   require(o.complex_batch >= 1, "the ComplEx-only batch (positives per 1-vs-all update)", ">= 1", o.complex_batch);
   require(o.negatives >= 0, "the negatives per positive", ">= 0", o.negatives);
+  require(o.predicate_negatives >= 0 && o.predicate_negatives <= o.negatives, "the predicate corruptions per positive",
+          "in 0..negatives (" + std::to_string(o.negatives) + ")", o.predicate_negatives);
   ad::make_optimizer(o.optimizer, {});  // throws naming the optimisers there are
   require(o.l2 >= 0, "the L2 coefficient", ">= 0", o.l2);
   require(o.l2_predicates >= 0 || o.l2_predicates == -1, "the predicates' L2 coefficient", ">= 0 (-1 = --l2's)",

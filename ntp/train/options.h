@@ -96,6 +96,12 @@ struct TrainOptions {
   bool freeze_kb = false;
   int batch = 10;                 // positives per step
   int negatives = 4;              // corruptions per positive
+  // Of those, how many replace the predicate (another KB predicate of the
+  // fact's arity) instead of a constant. Corrupting constants alone rarely
+  // asks fatherOf(mother, child), so similar relations drift together and
+  // a goal unifies with their facts directly (fatherOf ~ parentOf) instead
+  // of through a rule (docs/RESULTS.md, the family KB).
+  int predicate_negatives = 0;
   TrainingMask mask = TrainingMask::Fact;
   double learning_rate = 0.01;
   double l2 = 1e-4;               // per step, on the rows the step touched

@@ -5,6 +5,7 @@
 #include "ntp/kb/parse.h"
 #include "ntp/model/complex.h"
 #include "ntp/model/rules.h"
+#include "ntp/train/batch.h"
 #include "ntp/train/epochs.h"
 #include "ntp/train/new_model.h"
 #include "ntp/train/non_finite_error.h"
@@ -76,6 +77,44 @@ TEST_CASE("training raises the score of held-out facts derivable by a rule") {
     CHECK(rules.front().text == "s(X, Y) :- r(Y, X)");
     CHECK(rules.front().confidence > 0.5);
   }
+}
+
+TEST_CASE("predicate negatives replace the predicate by another of its arity, never making a known fact") {
+  ntp::KnowledgeBase kb;
+  std::istringstream in("r(a,b).\nr(b,c).\ns(a,c).\nt(c,a).\nu(a).\nu(b).\n");
+  for (const ntp::Atom& a : ntp::read_facts_nl(in, "p.nl", kb, ntp::NewSymbols::Allow)) kb.add_fact(a);
+  ntp::TrainOptions options;
+  options.batch = 6;
+  options.negatives = 4;
+  options.predicate_negatives = 2;
+  options.seed = 7;
+  ntp::TrainingBatches batches(kb, options);
+  for (int epoch = 0; epoch < 20; ++epoch) {
+    batches.shuffle();
+    const ntp::StepGoals step = batches.goals(0);
+    REQUIRE(step.goals.size() == 6 * 5);
+    for (std::size_t p = 0; p < step.goals.size(); p += 5) {
+      const ntp::Atom& positive = step.goals[p].atom;
+      CHECK(step.labels[p] == 1);
+      for (int j = 1; j <= 4; ++j) {
+        const ntp::Atom& negative = step.goals[p + j].atom;
+        CAPTURE(j);
+        CHECK(step.labels[p + j] == 0);
+        CHECK(!kb.contains(negative));
+        REQUIRE(negative.args.size() == positive.args.size());
+        const bool binary = positive.args.size() == 2;
+        if (j <= 2 || !binary) {  // a constant (u has no other unary predicate to take)
+          CHECK(negative.predicate == positive.predicate);
+        } else {
+          CHECK(negative.predicate != positive.predicate);
+          CHECK(negative.predicate != kb.predicates.find("u"));
+          CHECK(negative.args == positive.args);
+        }
+      }
+    }
+  }
+  options.predicate_negatives = 5;
+  CHECK_THROWS_WITH_AS(ntp::check_options(options), doctest::Contains("predicate corruptions"), std::invalid_argument);
 }
 
 namespace {
