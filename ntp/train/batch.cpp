@@ -2,7 +2,9 @@
 #include "ntp/train/batch.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -17,6 +19,28 @@ std::vector<int> constants_of(const Atom& fact) {
   return k;
 }
 
+// For each predicate p, the predicates a predicate corruption of a p fact may
+// take: those of facts of p's arity that share no argument tuple with p in
+// `kb`. A relation that shares one is likely implied by p or implies it
+// (parentOf(x, y) holds wherever fatherOf(x, y) does), so p's facts under its
+// name would often be true facts that training has not seen.
+std::vector<std::vector<int>> stand_in_predicates(const KnowledgeBase& kb) {
+  std::map<std::vector<int>, std::set<int>> predicates_of_tuple;
+  std::vector<std::size_t> arity(kb.predicates.size(), 0);
+  for (const Atom& fact : kb.facts) {
+    predicates_of_tuple[fact.args].insert(fact.predicate);
+    arity[fact.predicate] = fact.args.size();
+  }
+  std::vector<std::set<int>> shares(kb.predicates.size());
+  for (const auto& [tuple, predicates] : predicates_of_tuple)
+    for (int p : predicates) shares[p].insert(predicates.begin(), predicates.end());  // p itself among them
+  std::vector<std::vector<int>> out(kb.predicates.size());
+  for (int p = 0; p < kb.predicates.size(); ++p)
+    for (int q = 0; q < kb.predicates.size(); ++q)
+      if (arity[q] == arity[p] && arity[q] > 0 && shares[p].count(q) == 0) out[p].push_back(q);
+  return out;
+}
+
 }  // namespace
 
 TrainingBatches::TrainingBatches(const KnowledgeBase& kb, const TrainOptions& options)
@@ -28,11 +52,7 @@ TrainingBatches::TrainingBatches(const KnowledgeBase& kb, const TrainOptions& op
       rng_(options.seed) {
   if (kb.facts.empty()) throw std::invalid_argument("no training facts");
   std::iota(order_.begin(), order_.end(), std::size_t{0});
-  for (const Atom& fact : kb.facts) {
-    if (predicates_by_arity_.size() <= fact.args.size()) predicates_by_arity_.resize(fact.args.size() + 1);
-    std::vector<int>& same = predicates_by_arity_[fact.args.size()];
-    if (std::find(same.begin(), same.end(), fact.predicate) == same.end()) same.push_back(fact.predicate);
-  }
+  if (predicate_negatives_ > 0) stand_ins_ = stand_in_predicates(kb);
   if (options.mask == TrainingMask::Pair)
     for (std::size_t f = 0; f < kb.facts.size(); ++f) facts_by_constants_[constants_of(kb.facts[f])].push_back(static_cast<int>(f));
 }
@@ -48,7 +68,7 @@ StepGoals TrainingBatches::goals(std::size_t step) {
     s.labels.push_back(1);
     for (int j = 0; j < negatives_; ++j) {
       const bool of_predicate = j >= negatives_ - predicate_negatives_;
-      s.goals.push_back({of_predicate ? corrupt_predicate(fact) : corrupt(fact, j), -1});
+      s.goals.push_back({of_predicate ? corrupt_predicate(fact, j) : corrupt(fact, j), -1});
       s.labels.push_back(0);
     }
   }
@@ -76,19 +96,17 @@ Atom TrainingBatches::corrupt(const Atom& fact, int i) {
   return out;
 }
 
-// A corruption of `fact`'s predicate: another predicate of facts of its
-// arity, redrawn while a known fact; after 50 draws (or with no other such
-// predicate) a constant is corrupted instead.
-Atom TrainingBatches::corrupt_predicate(const Atom& fact) {
-  const std::vector<int>& same = predicates_by_arity_[fact.args.size()];
-  std::uniform_int_distribution<std::size_t> pick(0, same.size() - 1);
+// Corruption `i` of `fact` by its predicate: one of the predicate's stand-ins
+// (stand_in_predicates), never a known fact, since a stand-in shares no
+// argument tuple with it; without a stand-in a constant is corrupted
+// instead, as corrupt() does.
+Atom TrainingBatches::corrupt_predicate(const Atom& fact, int i) {
+  const std::vector<int>& stand_ins = stand_ins_[fact.predicate];
+  if (stand_ins.empty()) return corrupt(fact, i);
+  std::uniform_int_distribution<std::size_t> pick(0, stand_ins.size() - 1);
   Atom out = fact;
-  if (same.size() >= 2)
-    for (int attempt = 0; attempt < 50; ++attempt) {
-      out.predicate = same[pick(rng_)];
-      if (out.predicate != fact.predicate && !kb_.contains(out)) return out;
-    }
-  return corrupt(fact, 0);
+  out.predicate = stand_ins[pick(rng_)];
+  return out;
 }
 
 MaskedFacts TrainingBatches::masked_facts(std::size_t fact) const {

@@ -2,8 +2,9 @@
 // training facts in an order reshuffled every epoch, `batch` at a time; each
 // is followed by `negatives` corruptions of it, the subject and the object
 // alternately replaced by a random constant, and the last
-// `predicate_negatives` of them its predicate by another of its arity
-// (corruptions that are known facts are rejected and redrawn). A positive's proofs may not use the fact
+// `predicate_negatives` of them its predicate by another of its arity that
+// shares no argument tuple with it in training (so never a known fact; else
+// a constant). Constant corruptions that are known facts are redrawn. A positive's proofs may not use the fact
 // itself, or under TrainingMask::Pair any fact between its constants.
 //
 // The order and every random draw come from one generator seeded with
@@ -50,14 +51,16 @@ class TrainingBatches {
 
  private:
   Atom corrupt(const Atom& fact, int i);
-  Atom corrupt_predicate(const Atom& fact);
+  Atom corrupt_predicate(const Atom& fact, int i);
   MaskedFacts masked_facts(std::size_t fact) const;
 
   const KnowledgeBase& kb_;
   std::size_t batch_;
   int negatives_;
   int predicate_negatives_;
-  std::vector<std::vector<int>> predicates_by_arity_;  // [arity]: the predicates of facts of that arity
+  // [predicate]: what its predicate corruptions may take (batch.cpp,
+  // stand_in_predicates); empty without predicate negatives.
+  std::vector<std::vector<int>> stand_ins_;
   std::vector<std::size_t> order_;  // fact ids
   std::mt19937_64 rng_;
   // TrainingMask::Pair: the facts between each set of constants (sorted), so

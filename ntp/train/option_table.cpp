@@ -182,8 +182,9 @@ void add_learning_settings(std::vector<TrainOption>& t) {
   t.push_back({"negatives", OptionKind::Integer, "corruptions per positive",
                [](const S& s) { return text(s.train.negatives); }, [](S& s, V v) { s.train.negatives = read_int(v); }});
   t.push_back({"predicate-negatives", OptionKind::Integer,
-               "of the corruptions per positive, how many replace the predicate (by another of its arity) "
-               "instead of a constant, so that similar relations are told apart",
+               "of the --negatives corruptions per positive, how many replace the predicate (by another of its "
+               "arity that shares no argument pair with it in training) instead of a constant, so that similar "
+               "relations are told apart",
                [](const S& s) { return text(s.train.predicate_negatives); },
                [](S& s, V v) { s.train.predicate_negatives = read_int(v); }});
   t.push_back({"mask", OptionKind::Name,

@@ -97,7 +97,9 @@ struct TrainOptions {
   int batch = 10;                 // positives per step
   int negatives = 4;              // corruptions per positive
   // Of those, how many replace the predicate (another KB predicate of the
-  // fact's arity) instead of a constant. Corrupting constants alone rarely
+  // fact's arity that shares no argument tuple with it in training, so that
+  // parentOf(x, y) is never drawn for fatherOf(x, y)) instead of a constant;
+  // at most `negatives`. Corrupting constants alone rarely
   // asks fatherOf(mother, child), so similar relations drift together and
   // a goal unifies with their facts directly (fatherOf ~ parentOf) instead
   // of through a rule (docs/RESULTS.md, the family KB).

@@ -110,6 +110,16 @@ TEST_CASE("training settings name what a resumed run must share") {
   CHECK(ntp::training_settings(ntp::training_data_from_text("r(a,c).\n"), m, ntp::TrainOptions{}, r) != before);
 }
 
+TEST_CASE("resuming compares the settings both ways: one written only when on cannot be dropped or added") {
+  const std::string base = "dim=4\nbatch=5\n";
+  CHECK_NOTHROW(ntp::check_same_settings(base, base, "c.ckpt"));
+  CHECK_THROWS_WITH_AS(ntp::check_same_settings(base, base + "predicate-negatives=2\n", "c.ckpt"),
+                       doctest::Contains("predicate-negatives is (not set) now but 2 in the checkpoint"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(ntp::check_same_settings(base + "explore=0.1\n", base, "c.ckpt"),
+                       doctest::Contains("explore is 0.1 now but (not set) in the checkpoint"), std::invalid_argument);
+}
+
 TEST_CASE("a run stopped by its flag and resumed from its checkpoint writes the model of an uninterrupted run") {
   omp_set_num_threads(1);
   ntp::RunOptions run;
