@@ -77,7 +77,7 @@ WN11_RECIPE=("${OLD_DEFAULTS[@]}" --epochs 6 --lr 0.03 --mask pair --profile)
 # The large ranking benchmarks: the defaults, for as many epochs as fit the
 # time targets of docs/RESULTS.md (not yet chosen on dev), with the mean rule
 # they were measured with (the defaults' --combine auto would rank 500 dev
-# facts three times after training: most of an hour on FB15k-237).
+# facts three times after training: about an hour on FB15k-237, estimated).
 WN18RR_RECIPE=(--epochs 6 --combine mean --profile)
 FB15K237_RECIPE=(--epochs 1 --combine mean --profile)
 # Their ComplEx part alone (--only wn18rr-complex / fb15k237-complex): NTPλ's

@@ -4,8 +4,9 @@
 // alternately replaced by a random constant, and the last
 // `predicate_negatives` of them its predicate by another of its arity that
 // shares no argument tuple with it in training (so never a known fact; else
-// a constant). Constant corruptions that are known facts are redrawn. A positive's proofs may not use the fact
-// itself, or under TrainingMask::Pair any fact between its constants.
+// a constant). Constant corruptions that are known facts are redrawn. A
+// positive's proofs may not use the fact itself, or under TrainingMask::Pair
+// any fact between its constants.
 //
 // The order and every random draw come from one generator seeded with
 // TrainOptions::seed, shuffling first and then corrupting step by step, so

@@ -94,21 +94,24 @@ std::string training_settings(const TrainingData& data, const ModelOptions& m, c
 void check_same_settings(const std::string& now, const std::string& saved, const std::string& checkpoint) {
   std::string differences;
   const auto before = settings_lines(saved), after = settings_lines(now);
-  auto value_in = [](const std::vector<std::pair<std::string, std::string>>& lines, const std::string& name) {
+  const std::string not_set = "(not set)";
+  auto value_in = [&not_set](const std::vector<std::pair<std::string, std::string>>& lines, const std::string& name) {
     for (const auto& [n, v] : lines)
       if (n == name) return v;
-    return std::string("(not set)");
+    return not_set;
   };
   auto differ = [&](const std::string& name, const std::string& value, const std::string& old) {
     if (!differences.empty()) differences += "; ";
     differences += name == "data" ? "the training data (facts, templates, dev or test atoms) differ"
                                   : name + " is " + value + " now but " + old + " in the checkpoint";
   };
-  for (const auto& [name, value] : after)
-    if (value_in(before, name) != value) differ(name, value, value_in(before, name));
+  for (const auto& [name, value] : after) {
+    const std::string old = value_in(before, name);
+    if (old != value) differ(name, value, old);
+  }
   // A setting written only when on (attention, explore, ...) and dropped now.
   for (const auto& [name, old] : before)
-    if (value_in(after, name) == "(not set)") differ(name, "(not set)", old);
+    if (value_in(after, name) == not_set) differ(name, not_set, old);
   if (!differences.empty())
     throw std::invalid_argument("cannot resume from " + checkpoint + ": " + differences +
                                 " (resume with the settings the checkpoint was trained with, or train afresh)");

@@ -13,6 +13,7 @@
 #include "ntp/train/step.h"
 
 #include "inverse_rule_training.h"
+#include "kb_from_text.h"
 
 #include <doctest/doctest.h>
 #include <omp.h>
@@ -82,9 +83,7 @@ TEST_CASE("training raises the score of held-out facts derivable by a rule") {
 TEST_CASE("predicate negatives replace the predicate by another of its arity, never making a known fact") {
   // q shares the pair (a, b) with r, so neither stands in for the other: a
   // relation that shares a pair may be implied (parentOf by fatherOf).
-  ntp::KnowledgeBase kb;
-  std::istringstream in("r(a,b).\nr(b,c).\nq(a,b).\ns(a,c).\nt(c,a).\nu(a).\nu(b).\n");
-  for (const ntp::Atom& a : ntp::read_facts_nl(in, "p.nl", kb, ntp::NewSymbols::Allow)) kb.add_fact(a);
+  const ntp::KnowledgeBase kb = kb_from_text("r(a,b).\nr(b,c).\nq(a,b).\ns(a,c).\nt(c,a).\nu(a).\nu(b).\n");
   ntp::TrainOptions options;
   options.batch = 7;
   options.negatives = 4;
