@@ -8,10 +8,12 @@
 //   1. t, and the ComplEx score of every c (one matrix-vector product);
 //   2. from those, the proof score each c would need to reach t
 //      (least_proof_score), and the least of these, tau;
-//   3. an upper bound on every c's proof score from one search over all facts
-//      and rules with the argument left open, pruned at tau (SlotBounds); the
-//      few constants needing less than tau are scored without a bound, and
-//      when the search would visit too much, tau rises (4x more of them);
+//   3. an upper bound on every c's proof score (SlotBounds): when every rule
+//      body is one atom, from one pass over the facts and each constant's
+//      listed neighbours (list_bounds); otherwise from one search over all
+//      facts and rules with the argument left open, pruned at tau, the few
+//      constants needing less than tau scored without a bound, and when the
+//      search would visit too much, tau rising (4x more of them);
 //   4. the corruptions whose bound reaches their need are scored exactly, by
 //      the same code (rank_keys) and fact index as one-by-one ranking; every
 //      other one scores below t, so it is below the true triple whatever the

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <utility>
 
 namespace ntp {
 
@@ -200,6 +202,7 @@ SlotBounds::SlotBounds(const Model& model, const ConstantBalls& balls, long long
       predicate_squared_(a, b) = squared_distance(model, {Table::Predicate, a, b});
       predicate_kernels_(a, b) = ad::rbf_of_squared_distance(predicate_squared_(a, b));
     }
+  one_atom_bodies_ = one_atom_bodies();
   facts_of_.resize(static_cast<std::size_t>(model.num_kb_predicates));
   for (std::size_t f = 0; f < model.kb.facts.size(); ++f) {
     const Atom& fact = model.kb.facts[f];
@@ -257,6 +260,126 @@ std::vector<double> SlotBounds::lower_bounds(const Atom& goal, int slot) const {
     if (nearest < kFar) floor[c] = ad::rbf_of_squared_distance(nearest * (1 + 1e-4) + 1e-6);
   }
   return floor;
+}
+
+// A way the goal's arguments reach a fact: through rules whose bodies are one
+// atom, the goal's argument i lands at position where[i] of a fact of KB
+// predicate `group`; `kernel` is the min of the predicate kernels on the way.
+struct SlotBounds::Route {
+  int row = 0;      // the predicate row of the atom reached
+  int group = -1;   // the KB predicate of the facts it meets; -1: the atom itself
+  std::vector<int> where;  // (goal arity): goal argument -> argument of the atom
+  double kernel = 1;
+  int depth_left = 0;
+};
+
+bool SlotBounds::one_atom_bodies() const {
+  for (const Rule& rule : model_.rules) {
+    if (rule.body.size() != 1 || rule.body[0].args.size() != rule.head.args.size()) return false;
+    std::vector<int> in_head;
+    for (const Term& t : rule.head.args) {
+      if (!t.is_variable || std::count(in_head.begin(), in_head.end(), t.id)) return false;
+      in_head.push_back(t.id);
+    }
+    std::vector<int> in_body;
+    for (const Term& t : rule.body[0].args) {
+      if (!t.is_variable || std::count(in_body.begin(), in_body.end(), t.id) ||
+          !std::count(in_head.begin(), in_head.end(), t.id))
+        return false;
+      in_body.push_back(t.id);
+    }
+  }
+  return true;
+}
+
+void SlotBounds::collect_routes(const Route& from, std::vector<Route>& out) const {
+  for (int g = 0; g < model_.num_kb_predicates; ++g)
+    out.push_back({from.row, g, from.where, std::min(from.kernel, predicate_kernels_(from.row, g)), 0});
+  if (from.depth_left == 0) return;
+  for (const Rule& rule : model_.rules) {
+    if (rule.head.args.size() != from.where.size()) continue;
+    Route next{body_row(model_, rule, 0, from.row), -1, from.where, from.kernel, from.depth_left - 1};
+    if (!rule.conditional) next.kernel = std::min(next.kernel, predicate_kernels_(from.row, rule.head.predicate.id));
+    // The head's variable at the argument's position moves to the body
+    // position holding the same variable.
+    for (int& w : next.where) {
+      const int variable = rule.head.args[static_cast<std::size_t>(w)].id;
+      const auto& body = rule.body[0].args;
+      w = static_cast<int>(std::find_if(body.begin(), body.end(), [&](const Term& t) { return t.id == variable; }) -
+                           body.begin());
+    }
+    collect_routes(next, out);
+  }
+}
+
+std::optional<std::vector<double>> SlotBounds::list_bounds(const Atom& goal, int slot) const {
+  if (!one_atom_bodies_) return std::nullopt;
+  for (std::size_t i = 0; i < goal.args.size(); ++i)
+    if (static_cast<int>(i) != slot && goal.args[i] < 0) return std::nullopt;  // a query variable
+  const std::size_t constants = static_cast<std::size_t>(balls_.size());
+  const std::size_t arity = goal.args.size();
+  // Constant distances from the float copy, shrunk by more than their
+  // rounding, so that every kernel from them is at least the exact one.
+  auto at_most = [](double squared) { return std::max(0.0, squared * (1 - 1e-4) - 1e-6); };
+  std::vector<Route> routes;
+  Route start{goal.predicate, -1, {}, 1.0, model_.prover.depth};
+  for (std::size_t i = 0; i < arity; ++i) start.where.push_back(static_cast<int>(i));
+  collect_routes(start, routes);
+  std::map<std::pair<int, std::vector<int>>, double> best;  // (group, where) -> best kernel
+  for (const Route& r : routes) {
+    double& b = best[{r.group, r.where}];
+    b = std::max(b, r.kernel);
+  }
+  // The kernel of each other argument of the goal with every constant.
+  std::vector<std::vector<double>> to_argument(arity);
+  for (std::size_t i = 0; i < arity; ++i) {
+    if (static_cast<int>(i) == slot) continue;
+    to_argument[i].resize(constants);
+    for (std::size_t e = 0; e < constants; ++e)
+      to_argument[i][e] = ad::rbf_of_squared_distance(at_most(balls_.squared(goal.args[i], static_cast<int>(e))));
+  }
+  // rest[e]: the best min of the kernels not involving the slot, over the
+  // proofs whose fact holds e where the slot lands.
+  std::vector<double> rest(constants, 0.0);
+  for (const auto& [route, kernel] : best) {
+    const std::vector<int>& where = route.second;
+    for (int f : facts_of_[static_cast<std::size_t>(route.first)]) {
+      const Atom& fact = model_.kb.facts[static_cast<std::size_t>(f)];
+      if (fact.args.size() != arity) continue;
+      double r = kernel;
+      for (std::size_t i = 0; i < arity; ++i)
+        if (static_cast<int>(i) != slot)
+          r = std::min(r, to_argument[i][static_cast<std::size_t>(fact.args[static_cast<std::size_t>(where[i])])]);
+      double& at = rest[static_cast<std::size_t>(fact.args[static_cast<std::size_t>(where[static_cast<std::size_t>(slot)])])];
+      at = std::max(at, r);
+    }
+  }
+  // In squared distances, min(rest(e), k(c, e)) = k(max(R(e), d²(c, e))),
+  // R(e) the squared radius at which the kernel falls to rest(e); the bound
+  // is k of the least such max over the sites, one kernel per constant.
+  std::vector<double> radius(constants);
+  double nearest_radius = std::numeric_limits<double>::infinity();
+  for (std::size_t e = 0; e < constants; ++e) {
+    radius[e] = squared_radius_of_kernel(rest[e]);
+    nearest_radius = std::min(nearest_radius, radius[e]);
+  }
+  const int listed = balls_.listed();
+  std::vector<double> bound(constants);
+  for (std::size_t c = 0; c < constants; ++c) {
+    const int* ids = balls_.listed_ids(static_cast<int>(c));
+    const float* squared = balls_.listed_squared(static_cast<int>(c));
+    double least = radius[c];
+    // Every site not listed is at least as far as the last one listed.
+    if (listed > 0 && listed < balls_.size())
+      least = std::min(least, std::max(nearest_radius, at_most(squared[listed - 1])));
+    for (int j = 0; j < listed; ++j) {
+      const double d = at_most(squared[j]);
+      if (d >= least) break;  // nearest first: no later site can do better
+      least = std::min(least, std::max(radius[static_cast<std::size_t>(ids[j])], d));
+    }
+    bound[c] = ad::rbf_of_squared_distance(least);
+  }
+  return bound;
 }
 
 std::optional<std::vector<double>> SlotBounds::upper_bounds(const Atom& goal, int slot, double tau,

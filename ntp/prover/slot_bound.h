@@ -59,6 +59,19 @@ class SlotBounds {
   // the true triple without proving them. Thread-safe.
   std::vector<double> lower_bounds(const Atom& goal, int slot) const;
 
+  // The bound of upper_bounds for every constant at once, with no threshold
+  // and no giving up, when every proof meets the slot at a fact constant
+  // directly: each rule's body is one atom over its head's variables
+  // (`p(X, Y) :- q(Y, X)`, `p(X, Y) :- q(X, Y)`) and the goal's other
+  // arguments are constants. One pass over the facts gives each fact
+  // constant e, a possible site, the best rest of the proofs meeting it;
+  // then b[c] = max over sites e of min(rest(e), k(c, e)), from c's listed
+  // nearest constants, every site beyond them counted at the list's last
+  // distance (so it is looser than upper_bounds where c's list is short of
+  // its sites). Nothing when the rules or the goal do not allow it.
+  // Thread-safe.
+  std::optional<std::vector<double>> list_bounds(const Atom& goal, int slot) const;
+
   // The constants that share a fact with constant c (any predicate, any position).
   std::vector<int> fact_neighbours(int c) const;
 
@@ -69,6 +82,14 @@ class SlotBounds {
 
  private:
   struct Search;  // one goal's search (slot_bound.cpp)
+  struct Route;   // list_bounds: how a goal's arguments reach a fact's positions
+
+  // Every rule's body is one atom whose arguments are the head's variables,
+  // each once (list_bounds applies).
+  bool one_atom_bodies() const;
+  // The best predicate kernel of each way the goal's arguments can reach
+  // the facts of each KB predicate, through rules of one-atom bodies.
+  void collect_routes(const Route& from, std::vector<Route>& out) const;
 
   // The facts of KB predicate g with constant e at argument `position`.
   const std::vector<int>& facts_at(int g, int position, int e) const;
@@ -81,6 +102,7 @@ class SlotBounds {
   std::vector<std::vector<int>> facts_of_;         // (P): fact ids of each KB predicate
   std::unordered_map<std::uint64_t, std::vector<int>> facts_by_constant_;  // key (g, position, e)
   std::vector<int> none_;
+  bool one_atom_bodies_ = false;
 };
 
 // The squared distance within which the kernel is at least tau (infinity
