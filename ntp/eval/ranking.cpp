@@ -90,10 +90,11 @@ ScoreOptions CandidateFinder::with_index(const Model& model, const ScoreOptions&
 }
 
 CandidateFinder::Side CandidateFinder::side(const Atom& atom, int slot) const {
-  Side s{atom, slot, {}, {}};
+  Side s{atom, slot, {}, {}, std::nullopt};
   if (!rule_ || *rule_ != Combine::Proof) s.link = complex_scores_at(model_, atom, slot);
   // The floor holds for an exact fact index only.
   if (rule_ && options_.facts->exact()) s.floor = bounds_->lower_bounds(atom, slot);
+  if (rule_) s.sites = bounds_->sites(atom, slot);
   return s;
 }
 
@@ -121,16 +122,23 @@ CandidateFinder::Reach CandidateFinder::reaching(const Side& side, double target
     open.push_back(static_cast<int>(c));
   }
   // Rules whose bodies are one atom (inverses, implications) meet the slot
-  // at a fact constant directly: every constant's bound comes from one pass
-  // over the facts and its listed neighbours, whatever the need (on WN18RR
-  // it leaves a third of the corruptions the search below leaves, as that
-  // search gives up on sides with a low true score).
-  if (const std::optional<std::vector<double>> bound = bounds_->list_bounds(side.atom, side.slot)) {
+  // at a fact constant directly: a bound for every constant from one pass
+  // over the facts and its listed neighbours (list_bounds), which no
+  // threshold makes give up. It drops most constants when the lists reach
+  // the sites (WN18RR's exact index lists 256 per constant); the search
+  // below then works on those left.
+  if (side.sites) {
+    const std::vector<double> bound = bounds_->list_bounds(*side.sites, need);
+    std::vector<int> left;
     for (int c : open) {
       const std::size_t i = static_cast<std::size_t>(c);
-      if (need[i] <= kSlack || (*bound)[i] >= need[i] - kSlack) out.maybe.push_back(c);
+      if (need[i] <= kSlack || bound[i] >= need[i] - kSlack) left.push_back(c);
     }
-    return out;
+    open = std::move(left);
+    if (open.size() <= kDirect) {
+      out.maybe = std::move(open);
+      return out;
+    }
   }
   // The search is pruned at tau, the least need of all but the `direct`
   // constants that need the least (kDirect, or an eighth of a small KB's),

@@ -10,7 +10,7 @@
 //      (least_proof_score), and the least of these, tau;
 //   3. an upper bound on every c's proof score (SlotBounds): when every rule
 //      body is one atom, from one pass over the facts and each constant's
-//      listed neighbours (list_bounds); otherwise from one search over all
+//      listed neighbours (SlotBounds::sites, list_bounds); otherwise from one search over all
 //      facts and rules with the argument left open, pruned at tau, the few
 //      constants needing less than tau scored without a bound, and when the
 //      search would visit too much, tau rising (4x more of them);
@@ -59,6 +59,7 @@ class CandidateFinder {
     int slot = 0;
     std::vector<double> link;   // (C) ComplEx's score; empty when the rule has none
     std::vector<double> floor;  // (C) the proof floor (lower_bounds); empty: 0 (no exact index)
+    std::optional<SlotBounds::Sites> sites;  // for list_bounds, when the rules allow them
   };
   Side side(const Atom& atom, int slot) const;
   // Where the constants c stand against `target` at the side's open

@@ -312,15 +312,20 @@ void SlotBounds::collect_routes(const Route& from, std::vector<Route>& out) cons
   }
 }
 
-std::optional<std::vector<double>> SlotBounds::list_bounds(const Atom& goal, int slot) const {
+namespace {
+
+// A constant distance from the float copy, shrunk by more than its rounding,
+// so that every kernel from it is at least the exact one.
+double at_most(double squared) { return std::max(0.0, squared * (1 - 1e-4) - 1e-6); }
+
+}  // namespace
+
+std::optional<SlotBounds::Sites> SlotBounds::sites(const Atom& goal, int slot) const {
   if (!one_atom_bodies_) return std::nullopt;
   for (std::size_t i = 0; i < goal.args.size(); ++i)
     if (static_cast<int>(i) != slot && goal.args[i] < 0) return std::nullopt;  // a query variable
   const std::size_t constants = static_cast<std::size_t>(balls_.size());
   const std::size_t arity = goal.args.size();
-  // Constant distances from the float copy, shrunk by more than their
-  // rounding, so that every kernel from them is at least the exact one.
-  auto at_most = [](double squared) { return std::max(0.0, squared * (1 - 1e-4) - 1e-6); };
   std::vector<Route> routes;
   Route start{goal.predicate, -1, {}, 1.0, model_.prover.depth};
   for (std::size_t i = 0; i < arity; ++i) start.where.push_back(static_cast<int>(i));
@@ -355,27 +360,36 @@ std::optional<std::vector<double>> SlotBounds::list_bounds(const Atom& goal, int
     }
   }
   // In squared distances, min(rest(e), k(c, e)) = k(max(R(e), d²(c, e))),
-  // R(e) the squared radius at which the kernel falls to rest(e); the bound
-  // is k of the least such max over the sites, one kernel per constant.
-  std::vector<double> radius(constants);
-  double nearest_radius = std::numeric_limits<double>::infinity();
+  // R(e) the squared radius at which the kernel falls to rest(e).
+  Sites out;
+  out.radius.resize(constants);
+  out.nearest = std::numeric_limits<double>::infinity();
   for (std::size_t e = 0; e < constants; ++e) {
-    radius[e] = squared_radius_of_kernel(rest[e]);
-    nearest_radius = std::min(nearest_radius, radius[e]);
+    out.radius[e] = squared_radius_of_kernel(rest[e]);
+    out.nearest = std::min(out.nearest, out.radius[e]);
   }
+  return out;
+}
+
+std::vector<double> SlotBounds::list_bounds(const Sites& sites, const std::vector<double>& need) const {
+  const std::size_t constants = sites.radius.size();
   const int listed = balls_.listed();
   std::vector<double> bound(constants);
   for (std::size_t c = 0; c < constants; ++c) {
     const int* ids = balls_.listed_ids(static_cast<int>(c));
     const float* squared = balls_.listed_squared(static_cast<int>(c));
-    double least = radius[c];
+    // The bound is k(least): the least max(R(e), d²(c, e)) over the sites;
+    // past `enough` the answer is yes, past `hopeless` no later site helps.
+    const double hopeless = need.empty() ? std::numeric_limits<double>::infinity() : squared_radius_of_kernel(need[c]);
+    const double enough = need.empty() ? -1.0 : hopeless;
+    double least = sites.radius[c];
     // Every site not listed is at least as far as the last one listed.
     if (listed > 0 && listed < balls_.size())
-      least = std::min(least, std::max(nearest_radius, at_most(squared[listed - 1])));
-    for (int j = 0; j < listed; ++j) {
+      least = std::min(least, std::max(sites.nearest, at_most(squared[listed - 1])));
+    for (int j = 0; j < listed && least > enough; ++j) {
       const double d = at_most(squared[j]);
-      if (d >= least) break;  // nearest first: no later site can do better
-      least = std::min(least, std::max(radius[static_cast<std::size_t>(ids[j])], d));
+      if (d >= least || d > hopeless) break;  // nearest first: no later site can do better
+      least = std::min(least, std::max(sites.radius[static_cast<std::size_t>(ids[j])], d));
     }
     bound[c] = ad::rbf_of_squared_distance(least);
   }

@@ -63,14 +63,25 @@ class SlotBounds {
   // and no giving up, when every proof meets the slot at a fact constant
   // directly: each rule's body is one atom over its head's variables
   // (`p(X, Y) :- q(Y, X)`, `p(X, Y) :- q(X, Y)`) and the goal's other
-  // arguments are constants. One pass over the facts gives each fact
-  // constant e, a possible site, the best rest of the proofs meeting it;
-  // then b[c] = max over sites e of min(rest(e), k(c, e)), from c's listed
-  // nearest constants, every site beyond them counted at the list's last
-  // distance (so it is looser than upper_bounds where c's list is short of
-  // its sites). Nothing when the rules or the goal do not allow it.
-  // Thread-safe.
-  std::optional<std::vector<double>> list_bounds(const Atom& goal, int slot) const;
+  // arguments are constants. In two steps:
+  //   sites(): one pass over the facts gives each constant e, as a possible
+  //     site, the best rest of the proofs meeting it (once per goal);
+  //   list_bounds(): b[c] = max over sites e of min(rest(e), k(c, e)), from
+  //     c's listed nearest constants, every site beyond them counted at the
+  //     list's last distance (looser than upper_bounds where c's list is
+  //     short of its sites).
+  // Both thread-safe.
+  struct Sites {
+    std::vector<double> radius;  // (C): the squared distance at which the kernel falls to rest(e)
+    double nearest = 0;          // the least of them
+  };
+  // Nothing when the rules or the goal do not allow it.
+  std::optional<Sites> sites(const Atom& goal, int slot) const;
+  // With `need` (C) given, the walk down c's list stops once the answer to
+  // "can c reach need[c]?" is known: b[c] >= need[c] says it may (b[c] is then
+  // not always the bound), b[c] < need[c] that c's score is surely below
+  // need[c]. With `need` empty, b is the bound itself.
+  std::vector<double> list_bounds(const Sites& sites, const std::vector<double>& need = {}) const;
 
   // The constants that share a fact with constant c (any predicate, any position).
   std::vector<int> fact_neighbours(int c) const;
@@ -82,10 +93,10 @@ class SlotBounds {
 
  private:
   struct Search;  // one goal's search (slot_bound.cpp)
-  struct Route;   // list_bounds: how a goal's arguments reach a fact's positions
+  struct Route;   // sites(): how a goal's arguments reach a fact's positions
 
   // Every rule's body is one atom whose arguments are the head's variables,
-  // each once (list_bounds applies).
+  // each once (sites() applies).
   bool one_atom_bodies() const;
   // The best predicate kernel of each way the goal's arguments can reach
   // the facts of each KB predicate, through rules of one-atom bodies.

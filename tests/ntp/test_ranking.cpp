@@ -160,7 +160,7 @@ TEST_CASE("ranking through bounds is exact with conditional rules too, on 100 ra
 TEST_CASE("list bounds hold every constant's proof score when every rule body is one atom, on random KBs") {
   omp_set_num_threads(1);
   int applicable = 0, not_applicable = 0;
-  long long checked = 0, below_one = 0;
+  long long checked = 0, below_one = 0, below_need = 0;
   for (int i = 0; i < 300; ++i) {
     std::mt19937 rng(static_cast<std::uint32_t>(7000 + i));
     auto draw = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint32_t>(n)); };
@@ -179,9 +179,14 @@ TEST_CASE("list bounds hold every constant's proof score when every rule body is
     bool applies = false;
     for (const ntp::Atom& goal : model.kb.facts) {
       for (int slot = 0; slot < static_cast<int>(goal.args.size()); ++slot) {
-        const std::optional<std::vector<double>> bound = bounds.list_bounds(goal, slot);
-        if (!bound) continue;
+        const std::optional<ntp::SlotBounds::Sites> sites = bounds.sites(goal, slot);
+        if (!sites) continue;
         applies = true;
+        const std::vector<double> bound = bounds.list_bounds(*sites);
+        // With a need per constant: below it only when the score is.
+        std::vector<double> need(bound.size());
+        for (double& n : need) n = 0.05 * draw(20);
+        const std::vector<double> reach = bounds.list_bounds(*sites, need);
         std::vector<ntp::Atom> atoms(static_cast<std::size_t>(model.kb.constants.size()), goal);
         for (std::size_t c = 0; c < atoms.size(); ++c) atoms[c].args[static_cast<std::size_t>(slot)] = static_cast<int>(c);
         ntp::ScoreOptions proofs;
@@ -189,8 +194,10 @@ TEST_CASE("list bounds hold every constant's proof score when every rule body is
         const std::vector<double> scores = ntp::score_atoms(model, atoms, proofs);
         for (std::size_t c = 0; c < atoms.size(); ++c) {
           CAPTURE(c);
-          CHECK(scores[c] <= (*bound)[c] + 1e-12);
-          below_one += (*bound)[c] < 0.5 ? 1 : 0;
+          CHECK(scores[c] <= bound[c] + 1e-12);
+          if (reach[c] < need[c]) CHECK(scores[c] < need[c] + 1e-12);
+          below_one += bound[c] < 0.5 ? 1 : 0;
+          below_need += reach[c] < need[c] ? 1 : 0;
           ++checked;
         }
       }
@@ -198,9 +205,11 @@ TEST_CASE("list bounds hold every constant's proof score when every rule body is
     (applies ? applicable : not_applicable) += 1;
   }
   MESSAGE("list bounds: " << applicable << " KBs with one-atom bodies (" << not_applicable << " without), " << checked
-                          << " constants checked, " << below_one << " bounded below 0.5");
+                          << " constants checked, " << below_one << " bounded below 0.5, " << below_need
+                          << " below their need");
   CHECK(applicable > 50);
   CHECK(not_applicable > 50);  // chains and repeated variables are refused
   CHECK(below_one > checked / 10);  // the bound does leave constants out
+  CHECK(below_need > checked / 10);
   omp_set_num_threads(omp_get_num_procs());
 }
