@@ -374,11 +374,15 @@ struct ConstantIndex::TupleSearch {
   }
 
   // False when the squared distance of constants a and b surely exceeds
-  // `room`: its first 32 coordinates already do (cheap; a rejected fact
-  // costs a third of a 100-d distance).
+  // `room`: the difference of their norms already does (‖a - b‖ >=
+  // |‖a‖ - ‖b‖|; two floats, no row read), or their first 32 coordinates do
+  // (a third of a 100-d distance). Both tests leave a slack for rounding.
   bool within(int a, int b, float room) const {
     constexpr Eigen::Index kPrefix = 32;
-    if (room == kInfinity || index.points_.cols() < 2 * kPrefix) return true;
+    if (room == kInfinity) return true;
+    const float gap = index.norms_[static_cast<std::size_t>(a)] - index.norms_[static_cast<std::size_t>(b)];
+    if (gap * gap > room * (1 + 1e-5f) + 1e-6f) return false;
+    if (index.points_.cols() < 2 * kPrefix) return true;
     return (index.points_.row(a).head(kPrefix) - index.points_.row(b).head(kPrefix)).squaredNorm() <= room;
   }
 };
@@ -511,7 +515,10 @@ const ConstantIndex::Adjacency& ConstantIndex::adjacency(int arity, int position
   return adjacency_[static_cast<std::size_t>(arity)][static_cast<std::size_t>(position)];
 }
 
-void ConstantIndex::copy_constant(int c) { points_.row(c) = model_.constants.value.row(c).cast<float>(); }
+void ConstantIndex::copy_constant(int c) {
+  points_.row(c) = model_.constants.value.row(c).cast<float>();
+  norms_[static_cast<std::size_t>(c)] = points_.row(c).norm();
+}
 
 void ConstantIndex::forget_lookups() {
   std::lock_guard<std::mutex> lock(first_lookups_mutex_);
@@ -521,6 +528,8 @@ void ConstantIndex::forget_lookups() {
 void ConstantIndex::all_moved() {
   forget_lookups();
   points_ = model_.constants.value.cast<float>();
+  norms_.resize(static_cast<std::size_t>(points_.rows()));
+  for (Eigen::Index c = 0; c < points_.rows(); ++c) norms_[static_cast<std::size_t>(c)] = points_.row(c).norm();
   pending_.clear();
   is_pending_.assign(static_cast<std::size_t>(points_.rows()), 0);
   steps_since_update_ = 0;

@@ -110,6 +110,7 @@ class ConstantIndex : public FactIndex {
   FactIndexOptions options_;
   int update_every_;            // steps between relinks of the moved constants
   ann::RowMatrix points_;       // (C, d) float copy of the constant table, always current
+  std::vector<float> norms_;    // (C): each row's norm, always current
   std::vector<std::vector<Adjacency>> adjacency_;  // [arity][position]
   std::unique_ptr<ann::Index> graph_;  // Hnsw, KdTree or Listed lookups: over points_, possibly stale
   std::unique_ptr<ConstantBalls> lists_;  // Listed lookups: each constant's nearest, current
