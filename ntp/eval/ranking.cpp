@@ -126,20 +126,31 @@ CandidateFinder::Reach CandidateFinder::reaching(const Side& side, double target
   // over the facts and its listed neighbours (list_bounds), which no
   // threshold makes give up. It drops most constants when the lists reach
   // the sites (WN18RR's exact index lists 256 per constant); the search
-  // below then works on those left.
+  // then works on those left.
   if (side.sites) {
-    const std::vector<double> bound = bounds_->list_bounds(*side.sites, need);
-    std::vector<int> left;
-    for (int c : open) {
-      const std::size_t i = static_cast<std::size_t>(c);
-      if (need[i] <= kSlack || bound[i] >= need[i] - kSlack) left.push_back(c);
-    }
-    open = std::move(left);
+    open = left_by_lists(side, need, open);
     if (open.size() <= kDirect) {
       out.maybe = std::move(open);
       return out;
     }
   }
+  out.maybe = left_by_search(side, need, open);
+  return out;
+}
+
+std::vector<int> CandidateFinder::left_by_lists(const Side& side, const std::vector<double>& need,
+                                                const std::vector<int>& open) const {
+  const std::vector<double> bound = bounds_->list_bounds(*side.sites, need);
+  std::vector<int> left;
+  for (int c : open) {
+    const std::size_t i = static_cast<std::size_t>(c);
+    if (need[i] <= kSlack || bound[i] >= need[i] - kSlack) left.push_back(c);
+  }
+  return left;
+}
+
+std::vector<int> CandidateFinder::left_by_search(const Side& side, const std::vector<double>& need,
+                                                 const std::vector<int>& open) const {
   // The search is pruned at tau, the least need of all but the `direct`
   // constants that need the least (kDirect, or an eighth of a small KB's),
   // which are scored without a bound: one constant that needs almost nothing
@@ -149,6 +160,7 @@ CandidateFinder::Reach CandidateFinder::reaching(const Side& side, double target
   std::vector<double> needs;
   for (int c : open) needs.push_back(need[static_cast<std::size_t>(c)]);
   std::sort(needs.begin(), needs.end());
+  std::vector<int> left;
   for (std::size_t direct = std::min(kDirect, needs.size() / 8); direct < needs.size();
        direct = std::max(4 * direct, kDirect)) {
     const double tau = needs[direct];
@@ -158,15 +170,15 @@ CandidateFinder::Reach CandidateFinder::reaching(const Side& side, double target
     if (!bound) continue;
     for (int c : open) {
       const std::size_t i = static_cast<std::size_t>(c);
-      if (need[i] < tau || need[i] <= kSlack || (*bound)[i] >= need[i] - kSlack) out.maybe.push_back(c);
+      if (need[i] < tau || need[i] <= kSlack || (*bound)[i] >= need[i] - kSlack) left.push_back(c);
     }
-    return out;
+    return left;
   }
   // Too few to bound, or every search gave up: score all that a proof (which
   // scores at most 1) can lift to the target.
   for (int c : open)
-    if (need[static_cast<std::size_t>(c)] <= 1 + kSlack) out.maybe.push_back(c);
-  return out;
+    if (need[static_cast<std::size_t>(c)] <= 1 + kSlack) left.push_back(c);
+  return left;
 }
 
 bool CandidateFinder::too_wide_to_bound(const Side& side, double tau) const {

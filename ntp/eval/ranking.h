@@ -85,6 +85,10 @@ class CandidateFinder {
   // Whether a bound search at `tau` would reach so many constants from the
   // goal's own that it cannot pay (it is then not tried).
   bool too_wide_to_bound(const Side& side, double tau) const;
+  // The constants of `open` (ascending) that may reach their need, by the
+  // list bounds (the side's sites) or by a bound search.
+  std::vector<int> left_by_lists(const Side& side, const std::vector<double>& need, const std::vector<int>& open) const;
+  std::vector<int> left_by_search(const Side& side, const std::vector<double>& need, const std::vector<int>& open) const;
 
   const Model& model_;
   ScoreOptions options_;
