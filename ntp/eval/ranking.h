@@ -10,10 +10,11 @@
 //      (least_proof_score), and the least of these, tau;
 //   3. an upper bound on every c's proof score (SlotBounds): when every rule
 //      body is one atom, from one pass over the facts and each constant's
-//      listed neighbours (SlotBounds::sites, list_bounds); otherwise from one search over all
-//      facts and rules with the argument left open, pruned at tau, the few
-//      constants needing less than tau scored without a bound, and when the
-//      search would visit too much, tau rising (4x more of them);
+//      listed neighbours (SlotBounds::sites, list_bounds); for the constants
+//      left, from one search over all facts and rules with the argument left
+//      open, pruned at tau, the few constants needing less than tau scored
+//      without a bound, and when the search would visit too much, tau rising
+//      (4x more of them);
 //   4. the corruptions whose bound reaches their need are scored exactly, by
 //      the same code (rank_keys) and fact index as one-by-one ranking; every
 //      other one scores below t, so it is below the true triple whatever the

@@ -8,6 +8,7 @@
 #include "ann/top_k.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <memory>
@@ -375,13 +376,15 @@ struct ConstantIndex::TupleSearch {
 
   // False when the squared distance of constants a and b surely exceeds
   // `room`: the difference of their norms already does (‖a - b‖ >=
-  // |‖a‖ - ‖b‖|; two floats, no row read), or their first 32 coordinates do
-  // (a third of a 100-d distance). Both tests leave a slack for rounding.
+  // |‖a‖ - ‖b‖|; two floats, no row read), less a slack for the norms'
+  // rounding, relative to their size; or their first 32 coordinates do (a
+  // third of a 100-d distance; the limits' own slack covers its rounding).
   bool within(int a, int b, float room) const {
     constexpr Eigen::Index kPrefix = 32;
     if (room == kInfinity) return true;
-    const float gap = index.norms_[static_cast<std::size_t>(a)] - index.norms_[static_cast<std::size_t>(b)];
-    if (gap * gap > room * (1 + 1e-5f) + 1e-6f) return false;
+    const float na = index.norms_[static_cast<std::size_t>(a)], nb = index.norms_[static_cast<std::size_t>(b)];
+    const float gap = std::abs(na - nb) - 1e-5f * (na + nb);
+    if (gap > 0 && gap * gap > room) return false;
     if (index.points_.cols() < 2 * kPrefix) return true;
     return (index.points_.row(a).head(kPrefix) - index.points_.row(b).head(kPrefix)).squaredNorm() <= room;
   }

@@ -262,17 +262,6 @@ std::vector<double> SlotBounds::lower_bounds(const Atom& goal, int slot) const {
   return floor;
 }
 
-// A way the goal's arguments reach a fact: through rules whose bodies are one
-// atom, the goal's argument i lands at position where[i] of a fact of KB
-// predicate `group`; `kernel` is the min of the predicate kernels on the way.
-struct SlotBounds::Route {
-  int row = 0;      // the predicate row of the atom reached
-  int group = -1;   // the KB predicate of the facts it meets; -1: the atom itself
-  std::vector<int> where;  // (goal arity): goal argument -> argument of the atom
-  double kernel = 1;
-  int depth_left = 0;
-};
-
 bool SlotBounds::one_atom_bodies() const {
   for (const Rule& rule : model_.rules) {
     if (rule.body.size() != 1 || rule.body[0].args.size() != rule.head.args.size()) return false;
@@ -292,23 +281,43 @@ bool SlotBounds::one_atom_bodies() const {
   return true;
 }
 
-void SlotBounds::collect_routes(const Route& from, std::vector<Route>& out) const {
-  for (int g = 0; g < model_.num_kb_predicates; ++g)
-    out.push_back({from.row, g, from.where, std::min(from.kernel, predicate_kernels_(from.row, g)), 0});
-  if (from.depth_left == 0) return;
-  for (const Rule& rule : model_.rules) {
-    if (rule.head.args.size() != from.where.size()) continue;
-    Route next{body_row(model_, rule, 0, from.row), -1, from.where, from.kernel, from.depth_left - 1};
-    if (!rule.conditional) next.kernel = std::min(next.kernel, predicate_kernels_(from.row, rule.head.predicate.id));
-    // The head's variable at the argument's position moves to the body
-    // position holding the same variable.
-    for (int& w : next.where) {
-      const int variable = rule.head.args[static_cast<std::size_t>(w)].id;
-      const auto& body = rule.body[0].args;
-      w = static_cast<int>(std::find_if(body.begin(), body.end(), [&](const Term& t) { return t.id == variable; }) -
-                           body.begin());
+SlotBounds::Routes SlotBounds::fact_routes(int predicate_row, int arity) const {
+  // The atoms a proof can reach, level by level: (predicate row, where the
+  // goal's arguments sit in it) with the best kernel so far. Merging equal
+  // states keeps each level within rows x argument orders.
+  using State = std::pair<int, std::vector<int>>;
+  std::map<State, double> level;
+  std::vector<int> identity(static_cast<std::size_t>(arity));
+  for (int i = 0; i < arity; ++i) identity[static_cast<std::size_t>(i)] = i;
+  level[{predicate_row, identity}] = 1.0;
+  Routes routes;
+  for (int depth_left = model_.prover.depth;; --depth_left) {
+    std::map<State, double> next;
+    for (const auto& [state, kernel] : level) {
+      const auto& [row, where] = state;
+      for (int g = 0; g < model_.num_kb_predicates; ++g) {
+        double& best = routes[{g, where}];
+        best = std::max(best, std::min(kernel, predicate_kernels_(row, g)));
+      }
+      if (depth_left == 0) continue;
+      for (const Rule& rule : model_.rules) {
+        if (rule.head.args.size() != where.size()) continue;
+        const double k = rule.conditional ? kernel : std::min(kernel, predicate_kernels_(row, rule.head.predicate.id));
+        // The head's variable at each argument's position moves to the body
+        // position holding the same variable.
+        std::vector<int> moved = where;
+        for (int& w : moved) {
+          const int variable = rule.head.args[static_cast<std::size_t>(w)].id;
+          const auto& body = rule.body[0].args;
+          w = static_cast<int>(std::find_if(body.begin(), body.end(), [&](const Term& t) { return t.id == variable; }) -
+                               body.begin());
+        }
+        double& best = next[{body_row(model_, rule, 0, row), moved}];
+        best = std::max(best, k);
+      }
     }
-    collect_routes(next, out);
+    if (next.empty()) return routes;
+    level = std::move(next);
   }
 }
 
@@ -326,15 +335,6 @@ std::optional<SlotBounds::Sites> SlotBounds::sites(const Atom& goal, int slot) c
     if (static_cast<int>(i) != slot && goal.args[i] < 0) return std::nullopt;  // a query variable
   const std::size_t constants = static_cast<std::size_t>(balls_.size());
   const std::size_t arity = goal.args.size();
-  std::vector<Route> routes;
-  Route start{goal.predicate, -1, {}, 1.0, model_.prover.depth};
-  for (std::size_t i = 0; i < arity; ++i) start.where.push_back(static_cast<int>(i));
-  collect_routes(start, routes);
-  std::map<std::pair<int, std::vector<int>>, double> best;  // (group, where) -> best kernel
-  for (const Route& r : routes) {
-    double& b = best[{r.group, r.where}];
-    b = std::max(b, r.kernel);
-  }
   // The kernel of each other argument of the goal with every constant.
   std::vector<std::vector<double>> to_argument(arity);
   for (std::size_t i = 0; i < arity; ++i) {
@@ -346,7 +346,7 @@ std::optional<SlotBounds::Sites> SlotBounds::sites(const Atom& goal, int slot) c
   // rest[e]: the best min of the kernels not involving the slot, over the
   // proofs whose fact holds e where the slot lands.
   std::vector<double> rest(constants, 0.0);
-  for (const auto& [route, kernel] : best) {
+  for (const auto& [route, kernel] : fact_routes(goal.predicate, static_cast<int>(arity))) {
     const std::vector<int>& where = route.second;
     for (int f : facts_of_[static_cast<std::size_t>(route.first)]) {
       const Atom& fact = model_.kb.facts[static_cast<std::size_t>(f)];
@@ -355,7 +355,8 @@ std::optional<SlotBounds::Sites> SlotBounds::sites(const Atom& goal, int slot) c
       for (std::size_t i = 0; i < arity; ++i)
         if (static_cast<int>(i) != slot)
           r = std::min(r, to_argument[i][static_cast<std::size_t>(fact.args[static_cast<std::size_t>(where[i])])]);
-      double& at = rest[static_cast<std::size_t>(fact.args[static_cast<std::size_t>(where[static_cast<std::size_t>(slot)])])];
+      const int site = fact.args[static_cast<std::size_t>(where[static_cast<std::size_t>(slot)])];
+      double& at = rest[static_cast<std::size_t>(site)];
       at = std::max(at, r);
     }
   }
@@ -378,20 +379,28 @@ std::vector<double> SlotBounds::list_bounds(const Sites& sites, const std::vecto
   for (std::size_t c = 0; c < constants; ++c) {
     const int* ids = balls_.listed_ids(static_cast<int>(c));
     const float* squared = balls_.listed_squared(static_cast<int>(c));
-    // The bound is k(least): the least max(R(e), d²(c, e)) over the sites;
-    // past `enough` the answer is yes, past `hopeless` no later site helps.
-    const double hopeless = need.empty() ? std::numeric_limits<double>::infinity() : squared_radius_of_kernel(need[c]);
-    const double enough = need.empty() ? -1.0 : hopeless;
+    // The bound is k(least): the least max(R(e), d²(c, e)) over the sites.
+    // With a need, the walk ends once least is within its radius (yes) or
+    // the next site lies beyond it (no later site can help).
+    if (!need.empty() && need[c] >= 1) {  // no kernel reaches 1 (the clipped distance is > 0)
+      bound[c] = 0;
+      continue;
+    }
+    const double radius = need.empty() ? -1.0 : squared_radius_of_kernel(need[c]);
     double least = sites.radius[c];
-    // Every site not listed is at least as far as the last one listed.
+    // Every site not listed is at least as far as the last one listed (the
+    // lists are exact nearest constants, as ConstantBalls::within assumes).
     if (listed > 0 && listed < balls_.size())
       least = std::min(least, std::max(sites.nearest, at_most(squared[listed - 1])));
-    for (int j = 0; j < listed && least > enough; ++j) {
+    for (int j = 0; j < listed && least > radius; ++j) {
       const double d = at_most(squared[j]);
-      if (d >= least || d > hopeless) break;  // nearest first: no later site can do better
+      if (d >= least || (radius >= 0 && d > radius)) break;  // nearest first: no later site does better
       least = std::min(least, std::max(sites.radius[static_cast<std::size_t>(ids[j])], d));
     }
     bound[c] = ad::rbf_of_squared_distance(least);
+    // Within the radius means the need is reached; k(radius) may round a
+    // last bit below it.
+    if (least <= radius) bound[c] = std::max(bound[c], need[c]);
   }
   return bound;
 }

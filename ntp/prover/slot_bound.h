@@ -29,8 +29,10 @@
 #include <Eigen/Dense>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace ntp {
@@ -93,14 +95,15 @@ class SlotBounds {
 
  private:
   struct Search;  // one goal's search (slot_bound.cpp)
-  struct Route;   // sites(): how a goal's arguments reach a fact's positions
 
   // Every rule's body is one atom whose arguments are the head's variables,
   // each once (sites() applies).
   bool one_atom_bodies() const;
-  // The best predicate kernel of each way the goal's arguments can reach
-  // the facts of each KB predicate, through rules of one-atom bodies.
-  void collect_routes(const Route& from, std::vector<Route>& out) const;
+  // (KB predicate g, where) -> the best min of the predicate kernels over
+  // the rule chains (one-atom bodies) that take a goal of this predicate row
+  // and arity to the facts of g with its argument i at position where[i].
+  using Routes = std::map<std::pair<int, std::vector<int>>, double>;
+  Routes fact_routes(int predicate_row, int arity) const;
 
   // The facts of KB predicate g with constant e at argument `position`.
   const std::vector<int>& facts_at(int g, int position, int e) const;

@@ -159,8 +159,8 @@ TEST_CASE("ranking through bounds is exact with conditional rules too, on 100 ra
 
 TEST_CASE("list bounds hold every constant's proof score when every rule body is one atom, on random KBs") {
   omp_set_num_threads(1);
-  int applicable = 0, not_applicable = 0;
-  long long checked = 0, below_one = 0, below_need = 0;
+  int applicable = 0, not_applicable = 0, conditional = 0, deep = 0;
+  long long checked = 0, below_half = 0, below_need = 0;
   for (int i = 0; i < 300; ++i) {
     std::mt19937 rng(static_cast<std::uint32_t>(7000 + i));
     auto draw = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint32_t>(n)); };
@@ -185,7 +185,7 @@ TEST_CASE("list bounds hold every constant's proof score when every rule body is
         const std::vector<double> bound = bounds.list_bounds(*sites);
         // With a need per constant: below it only when the score is.
         std::vector<double> need(bound.size());
-        for (double& n : need) n = 0.05 * draw(20);
+        for (double& n : need) n = 0.05 * draw(25);  // up to 1.2: a need of 1 or more is out of reach
         const std::vector<double> reach = bounds.list_bounds(*sites, need);
         std::vector<ntp::Atom> atoms(static_cast<std::size_t>(model.kb.constants.size()), goal);
         for (std::size_t c = 0; c < atoms.size(); ++c) atoms[c].args[static_cast<std::size_t>(slot)] = static_cast<int>(c);
@@ -196,20 +196,24 @@ TEST_CASE("list bounds hold every constant's proof score when every rule body is
           CAPTURE(c);
           CHECK(scores[c] <= bound[c] + 1e-12);
           if (reach[c] < need[c]) CHECK(scores[c] < need[c] + 1e-12);
-          below_one += bound[c] < 0.5 ? 1 : 0;
+          below_half += bound[c] < 0.5 ? 1 : 0;
           below_need += reach[c] < need[c] ? 1 : 0;
           ++checked;
         }
       }
     }
     (applies ? applicable : not_applicable) += 1;
+    if (applies && has_conditioning(model)) ++conditional;
+    if (applies && model.prover.depth == 2) ++deep;
   }
   MESSAGE("list bounds: " << applicable << " KBs with one-atom bodies (" << not_applicable << " without), " << checked
-                          << " constants checked, " << below_one << " bounded below 0.5, " << below_need
-                          << " below their need");
+                          << " constants checked, " << below_half << " bounded below 0.5, " << below_need
+                          << " below their need; " << conditional << " conditional, " << deep << " at depth 2");
   CHECK(applicable > 50);
+  CHECK(conditional > 10);  // rows conditioned on the goal's, through body_row
+  CHECK(deep > 10);         // rules applied twice
   CHECK(not_applicable > 50);  // chains and repeated variables are refused
-  CHECK(below_one > checked / 10);  // the bound does leave constants out
+  CHECK(below_half > checked / 10);  // the bound does leave constants out
   CHECK(below_need > checked / 10);
   omp_set_num_threads(omp_get_num_procs());
 }
