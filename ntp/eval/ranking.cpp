@@ -92,9 +92,11 @@ ScoreOptions CandidateFinder::with_index(const Model& model, const ScoreOptions&
 CandidateFinder::Side CandidateFinder::side(const Atom& atom, int slot) const {
   Side s{atom, slot, {}, {}, std::nullopt};
   if (!rule_ || *rule_ != Combine::Proof) s.link = complex_scores_at(model_, atom, slot);
+  if (!rule_) return s;
+  const SlotBounds::ArgumentDistances to_argument = bounds_->argument_distances(atom, slot);
   // The floor holds for an exact fact index only.
-  if (rule_ && options_.facts->exact()) s.floor = bounds_->lower_bounds(atom, slot);
-  if (rule_) s.sites = bounds_->sites(atom, slot);
+  if (options_.facts->exact()) s.floor = bounds_->lower_bounds(atom, slot, to_argument);
+  s.sites = bounds_->sites(atom, slot, to_argument);
   return s;
 }
 

@@ -227,17 +227,21 @@ std::vector<int> SlotBounds::fact_neighbours(int c) const {
   return out;
 }
 
-std::vector<double> SlotBounds::lower_bounds(const Atom& goal, int slot) const {
+SlotBounds::ArgumentDistances SlotBounds::argument_distances(const Atom& goal, int slot) const {
   const std::size_t constants = static_cast<std::size_t>(balls_.size());
-  constexpr double kFar = std::numeric_limits<double>::infinity();
-  // Each ground argument's squared distance to every constant, computed once.
-  std::vector<std::vector<double>> to_argument(goal.args.size());
+  ArgumentDistances to_argument(goal.args.size());
   for (std::size_t i = 0; i < goal.args.size(); ++i) {
     if (static_cast<int>(i) == slot || goal.args[i] < 0) continue;
     to_argument[i].resize(constants);
     for (std::size_t e = 0; e < constants; ++e)
       to_argument[i][e] = balls_.squared(goal.args[i], static_cast<int>(e));
   }
+  return to_argument;
+}
+
+std::vector<double> SlotBounds::lower_bounds(const Atom& goal, int slot, const ArgumentDistances& to_argument) const {
+  const std::size_t constants = static_cast<std::size_t>(balls_.size());
+  constexpr double kFar = std::numeric_limits<double>::infinity();
   // at_slot[e]: the least key distance, without the slot's term, of the
   // facts that hold e at the slot.
   std::vector<double> at_slot(constants, kFar);
@@ -329,46 +333,34 @@ double at_most(double squared) { return std::max(0.0, squared * (1 - 1e-4) - 1e-
 
 }  // namespace
 
-std::optional<SlotBounds::Sites> SlotBounds::sites(const Atom& goal, int slot) const {
+std::optional<SlotBounds::Sites> SlotBounds::sites(const Atom& goal, int slot,
+                                                    const ArgumentDistances& to_argument) const {
   if (!one_atom_bodies_) return std::nullopt;
   for (std::size_t i = 0; i < goal.args.size(); ++i)
     if (static_cast<int>(i) != slot && goal.args[i] < 0) return std::nullopt;  // a query variable
-  const std::size_t constants = static_cast<std::size_t>(balls_.size());
   const std::size_t arity = goal.args.size();
-  // The kernel of each other argument of the goal with every constant.
-  std::vector<std::vector<double>> to_argument(arity);
-  for (std::size_t i = 0; i < arity; ++i) {
-    if (static_cast<int>(i) == slot) continue;
-    to_argument[i].resize(constants);
-    for (std::size_t e = 0; e < constants; ++e)
-      to_argument[i][e] = ad::rbf_of_squared_distance(at_most(balls_.squared(goal.args[i], static_cast<int>(e))));
-  }
-  // rest[e]: the best min of the kernels not involving the slot, over the
-  // proofs whose fact holds e where the slot lands.
-  std::vector<double> rest(constants, 0.0);
+  // In squared distances, min(k(a), k(b)) = k(max(a, b)): a proof through a
+  // fact is bounded by k of the largest of its route's R(kernel) and its
+  // other arguments' distances; site e keeps the least over its facts.
+  Sites out;
+  out.radius.assign(static_cast<std::size_t>(balls_.size()), std::numeric_limits<double>::infinity());
   for (const auto& [route, kernel] : fact_routes(goal.predicate, static_cast<int>(arity))) {
+    const double route_radius = squared_radius_of_kernel(kernel);
     const std::vector<int>& where = route.second;
     for (int f : facts_of_[static_cast<std::size_t>(route.first)]) {
       const Atom& fact = model_.kb.facts[static_cast<std::size_t>(f)];
       if (fact.args.size() != arity) continue;
-      double r = kernel;
+      double r = route_radius;
       for (std::size_t i = 0; i < arity; ++i)
         if (static_cast<int>(i) != slot)
-          r = std::min(r, to_argument[i][static_cast<std::size_t>(fact.args[static_cast<std::size_t>(where[i])])]);
+          r = std::max(r, at_most(to_argument[i][static_cast<std::size_t>(fact.args[static_cast<std::size_t>(where[i])])]));
       const int site = fact.args[static_cast<std::size_t>(where[static_cast<std::size_t>(slot)])];
-      double& at = rest[static_cast<std::size_t>(site)];
-      at = std::max(at, r);
+      double& at = out.radius[static_cast<std::size_t>(site)];
+      at = std::min(at, r);
     }
   }
-  // In squared distances, min(rest(e), k(c, e)) = k(max(R(e), d²(c, e))),
-  // R(e) the squared radius at which the kernel falls to rest(e).
-  Sites out;
-  out.radius.resize(constants);
   out.nearest = std::numeric_limits<double>::infinity();
-  for (std::size_t e = 0; e < constants; ++e) {
-    out.radius[e] = squared_radius_of_kernel(rest[e]);
-    out.nearest = std::min(out.nearest, out.radius[e]);
-  }
+  for (double r : out.radius) out.nearest = std::min(out.nearest, r);
   return out;
 }
 

@@ -50,6 +50,12 @@ class SlotBounds {
   // `max_work` (at most the object's own; <= 0: the object's). Thread-safe.
   std::optional<std::vector<double>> upper_bounds(const Atom& goal, int slot, double tau, long long max_work = 0) const;
 
+  // Each ground argument's squared distance to every constant (from the
+  // float copy; the slot's and a query variable's rows empty): what
+  // lower_bounds and sites read, computed once per goal.
+  using ArgumentDistances = std::vector<std::vector<double>>;
+  ArgumentDistances argument_distances(const Atom& goal, int slot) const;
+
   // l (C): for every constant c, the proof score of `goal` with c at
   // argument `slot` is at least l[c], *when the prover's facts are the
   // nearest by key distance* (an exact fact index; any k). The nearest fact
@@ -59,7 +65,8 @@ class SlotBounds {
   // one of c's listed nearest constants, at the slot. One pass over the facts
   // and the lists; ranking counts the corruptions whose floor already beats
   // the true triple without proving them. Thread-safe.
-  std::vector<double> lower_bounds(const Atom& goal, int slot) const;
+  // `to_argument`: argument_distances(goal, slot).
+  std::vector<double> lower_bounds(const Atom& goal, int slot, const ArgumentDistances& to_argument) const;
 
   // The bound of upper_bounds for every constant at once, with no threshold
   // and no giving up, when every proof meets the slot at a fact constant
@@ -74,11 +81,11 @@ class SlotBounds {
   //     short of its sites).
   // Both thread-safe.
   struct Sites {
-    std::vector<double> radius;  // (C): the squared distance at which the kernel falls to rest(e)
+    std::vector<double> radius;  // (C): R(rest(e)), the squared distance at which the kernel falls to rest(e)
     double nearest = 0;          // the least of them
   };
   // Nothing when the rules or the goal do not allow it.
-  std::optional<Sites> sites(const Atom& goal, int slot) const;
+  std::optional<Sites> sites(const Atom& goal, int slot, const ArgumentDistances& to_argument) const;
   // With `need` (C) given, the walk down c's list stops once the answer to
   // "can c reach need[c]?" is known: b[c] >= need[c] says it may (b[c] is then
   // not always the bound), b[c] < need[c] that c's score is surely below

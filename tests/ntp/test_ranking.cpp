@@ -69,17 +69,32 @@ void make_conditional(ntp::Model& model, int i) {
   ntp::refresh_conditioned_rows(model);
 }
 
+// A random case (reference_prover_cases.h) and its model with drawn
+// settings, from generator seed `seed`; the generator goes on drawing.
+struct DrawnCase {
+  std::mt19937 rng;
+  reference::Case text;
+  ntp::Model model;
+
+  DrawnCase(int seed, int i) : rng(static_cast<std::uint32_t>(seed)) {
+    auto next = [this](int n) { return draw(n); };
+    reference::CaseSizes sizes;
+    sizes.max_dim = 4;
+    text = reference::draw_case(next, sizes);
+    model = reference::case_model(text, 2 * reference::draw_between(next, 1, 2), static_cast<std::uint64_t>(i));
+    draw_settings(next, model);
+  }
+  int draw(int n) { return static_cast<int>(rng() % static_cast<std::uint32_t>(n)); }
+};
+
 // Case i: its test triples ranked three ways (one by one, through bounds,
 // through bounds that give up early) must agree, and its best answers must
 // head the full order.
 void check_case(int i, bool conditional, Coverage& c) {
-  std::mt19937 rng(static_cast<std::uint32_t>(1000 + i));
-  auto draw = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint32_t>(n)); };
-  reference::CaseSizes sizes;
-  sizes.max_dim = 4;
-  const reference::Case text = reference::draw_case(draw, sizes);
-  ntp::Model model = reference::case_model(text, 2 * reference::draw_between(draw, 1, 2), static_cast<std::uint64_t>(i));
-  draw_settings(draw, model);
+  DrawnCase drawn(1000 + i, i);
+  auto draw = [&](int n) { return drawn.draw(n); };
+  const reference::Case& text = drawn.text;
+  ntp::Model& model = drawn.model;
   if (reference::affordable_goals(model, model.prover.depth, 4e5, 1) == 0) model.prover.depth = 1;
   if (conditional) make_conditional(model, i);
   const Split split = split_facts(draw, model);
@@ -162,13 +177,10 @@ TEST_CASE("list bounds hold every constant's proof score when every rule body is
   int applicable = 0, not_applicable = 0, conditional = 0, deep = 0;
   long long checked = 0, below_half = 0, below_need = 0;
   for (int i = 0; i < 300; ++i) {
-    std::mt19937 rng(static_cast<std::uint32_t>(7000 + i));
-    auto draw = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint32_t>(n)); };
-    reference::CaseSizes sizes;
-    sizes.max_dim = 4;
-    const reference::Case text = reference::draw_case(draw, sizes);
-    ntp::Model model = reference::case_model(text, 2 * reference::draw_between(draw, 1, 2), static_cast<std::uint64_t>(i));
-    draw_settings(draw, model);
+    DrawnCase drawn(7000 + i, i);
+    auto draw = [&](int n) { return drawn.draw(n); };
+    const reference::Case& text = drawn.text;
+    ntp::Model& model = drawn.model;
     if (i % 3 == 0 && !model.rules.empty()) make_conditional(model, i);
     // Lists shorter than the KB, so that sites beyond them are bounded by the last one listed.
     const ntp::ConstantBalls balls(model, 1 + draw(6));
@@ -179,7 +191,7 @@ TEST_CASE("list bounds hold every constant's proof score when every rule body is
     bool applies = false;
     for (const ntp::Atom& goal : model.kb.facts) {
       for (int slot = 0; slot < static_cast<int>(goal.args.size()); ++slot) {
-        const std::optional<ntp::SlotBounds::Sites> sites = bounds.sites(goal, slot);
+        const std::optional<ntp::SlotBounds::Sites> sites = bounds.sites(goal, slot, bounds.argument_distances(goal, slot));
         if (!sites) continue;
         applies = true;
         const std::vector<double> bound = bounds.list_bounds(*sites);
