@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <map>
 #include <memory>
@@ -56,25 +57,28 @@ PredicateTable predicate_distances(const Model& model, const std::vector<FactQue
   return table;
 }
 
-// Marks on the facts a tuple's gather has pushed, so that each is pushed
-// once. One array per thread, as long as the KB and kept across searches:
-// each gather takes a new stamp, and stamps only grow, so an old mark never
-// equals the current one.
-class SeenFacts {
+// Marks on ids (the facts a tuple's search has pushed; the constants it has
+// gathered at one position), so that each is taken once. One array per
+// thread and use, as long as the ids and kept across searches: each search
+// takes a new stamp, and stamps only grow, so an old mark never equals the
+// current one.
+class Marks {
  public:
-  // This thread's marks, with a fresh stamp.
-  static SeenFacts& of_this_thread(std::size_t num_facts) {
-    thread_local SeenFacts marks;
-    if (marks.seen_.size() < num_facts) marks.seen_.resize(num_facts, 0u);
+  // This thread's marks number `which`, for ids below `size`, with a fresh stamp.
+  static Marks& of_this_thread(std::size_t which, std::size_t size) {
+    thread_local std::deque<Marks> pool;  // a deque: growing it keeps the earlier ones where they are
+    if (pool.size() <= which) pool.resize(which + 1);
+    Marks& marks = pool[which];
+    if (marks.seen_.size() < size) marks.seen_.resize(size, 0u);
     if (++marks.stamp_ == 0) {  // wrapped: forget every mark
       std::fill(marks.seen_.begin(), marks.seen_.end(), 0u);
       marks.stamp_ = 1;
     }
     return marks;
   }
-  // True the first time fact f is seen under the current stamp.
-  bool first_visit(int f) {
-    unsigned& mark = seen_[static_cast<std::size_t>(f)];
+  // True the first time id is seen under the current stamp.
+  bool first_visit(int id) {
+    unsigned& mark = seen_[static_cast<std::size_t>(id)];
     if (mark == stamp_) return false;
     mark = stamp_;
     return true;
@@ -195,7 +199,14 @@ struct ConstantIndex::TupleSearch {
   std::vector<const Neighbourhood*> near;         // (ground): the look-up in use at each position
   const SharedDistances& shared;
   std::vector<const float*> shared_rows;          // (ground): the tuple's constant's row there, or nullptr
-  SeenFacts* seen = nullptr;                      // the facts this tuple's look-ups have gathered
+  Marks* pushed = nullptr;                        // the facts this tuple's search has pushed
+  std::vector<Marks*> gathered;                   // (ground): the constants whose facts it has gathered there
+  struct Asked {                                  // the tuple being searched, set by run()
+    const TupleQueries* tuple = nullptr;
+    const std::vector<FactQuery>* queries = nullptr;
+    const PredicateTable* predicates = nullptr;
+  } asked;
+  std::vector<int> scratch_found;                 // all_certified's answers, not kept
   // Pruning, exact: a fact of group g whose cd exceeds limits[g] is farther,
   // for every query of the tuple, than `want` facts already gathered, so it
   // is never pushed (nor its other distances computed).
@@ -212,7 +223,8 @@ struct ConstantIndex::TupleSearch {
 
   TupleSearch(ConstantIndex& idx, const std::vector<int>& g, int a, int w, const SharedDistances& sd)
       : index(idx), ground(g), arity(a), want(w), groups(static_cast<std::size_t>(idx.model_.num_kb_predicates)),
-        sorted(groups.size()), wider(g.size()), near(g.size()), shared(sd), shared_rows(g.size()) {}
+        sorted(groups.size()), wider(g.size()), near(g.size()), shared(sd), shared_rows(g.size()),
+        gathered(g.size()) {}
 
   // Each query's `want` nearest facts into found[q], widening the look-up
   // (doubling the neighbours, up to the widest) until all are certified.
@@ -225,10 +237,13 @@ struct ConstantIndex::TupleSearch {
     // afresh, as the graph may find other neighbours.
     const bool keep_gathered = index.exact();
     set_members(tuple, queries, predicates);
+    asked = {&tuple, &queries, &predicates};
     for (int m = index.options_.neighbours;; m = std::min(2 * m, widest)) {
       if (m == index.options_.neighbours || !keep_gathered) {
         for (ann::TopK& g : groups) g.reset(want);
-        seen = &SeenFacts::of_this_thread(index.model_.kb.facts.size());
+        pushed = &Marks::of_this_thread(0, index.model_.kb.facts.size());
+        for (std::size_t i = 0; i < ground.size(); ++i)
+          gathered[i] = &Marks::of_this_thread(1 + i, static_cast<std::size_t>(index.points_.rows()));
         std::fill(reach.begin(), reach.end(), kInfinity);
         std::fill(limits.begin(), limits.end(), kInfinity);
         widest_limit = kInfinity;
@@ -242,6 +257,17 @@ struct ConstantIndex::TupleSearch {
       if (certified || m >= widest) return;
       index.count_widened();
     }
+  }
+
+  // True when the facts gathered so far certify every query of the tuple,
+  // every fact not gathered being at least `bound` away in cd.
+  bool all_certified(float bound) {
+    for (std::size_t g = 0; g < groups.size(); ++g) groups[g].copy_sorted(sorted[g]);
+    for (std::size_t q : asked.tuple->members) {
+      const FactQuery& query = (*asked.queries)[q];
+      if (!rank(query, asked.predicates->at(query.predicate_row), bound, scratch_found)) return false;
+    }
+    return true;
   }
 
   // The query's nearest gathered facts, its predicate distance added to
@@ -332,20 +358,64 @@ struct ConstantIndex::TupleSearch {
 
   // The candidates of the look-ups in `near`: the facts holding one of
   // near[i]'s constants at ground position i, each once. Returns the bound
-  // Σ_i r_i on the cd of every other fact.
+  // on the cd of every fact not gathered.
+  //
+  // A fact not gathered at position i has its cd term there at least the
+  // distance of the nearest constant not gathered there (beyond[j] of the
+  // look-up, j constants in), whatever the other positions hold. So the
+  // look-ups are gathered a growing prefix at a time (1, 2, 4, ...
+  // constants), and once what is gathered certifies every query of the
+  // tuple with Σ_i beyond_i[j_i], the rest is left: in p(z, b) with b a hub
+  // (FB15k-237's objects hold thousands of facts), the facts of z, b and
+  // their nearest few usually decide, and the hubs further out are never
+  // read. As soon as what is left is cheap it is all gathered. With an
+  // exact look-up the answers are those of gathering all of it. An HNSW
+  // look-up may miss a near constant, and a fact holding it, which another
+  // position's gathering would have caught, is then missed more often: the
+  // training's recall probe measures what that costs.
   float candidates_near(const std::vector<int>& tuple) {
+    // A check ranks what the groups hold for every query: worth it only
+    // before a gather of more facts than this (chosen on FB15k-237's
+    // training: 64 to 4,096, and 4 per group and query, were slower).
+    constexpr long long kWorthChecking = 256;
     for (std::size_t i = 0; i < ground.size(); ++i) shared_rows[i] = shared.row(tuple[i]);
-    float bound = 0;
-    for (std::size_t i = 0; i < ground.size(); ++i) {
-      const Adjacency& adj = index.adjacency(arity, ground[i]);
-      for (std::size_t n = 0; n < near[i]->constants.size(); ++n)
-        push_facts_holding(adj, near[i]->constants[n], i, near[i]->distances[n], tuple);
-      bound += near[i]->radius;
+    for (std::size_t prefix = 1;; prefix *= 2) {
+      if (facts_beyond(prefix) <= kWorthChecking) prefix = std::numeric_limits<std::size_t>::max();
+      float bound = 0;
+      bool all_gathered = true;
+      for (std::size_t i = 0; i < ground.size(); ++i) {
+        const Neighbourhood& look = *near[i];
+        const std::size_t upto = std::min(prefix, look.constants.size());
+        const Adjacency& adj = index.adjacency(arity, ground[i]);
+        for (std::size_t n = 0; n < upto; ++n)
+          if (gathered[i]->first_visit(look.constants[n]))
+            push_facts_holding(adj, look.constants[n], i, look.distances[n], tuple);
+        if (upto < look.constants.size()) {
+          bound += look.beyond[upto];
+          all_gathered = false;
+        } else {
+          bound += look.radius;
+        }
+      }
+      if (all_gathered || all_certified(bound)) return bound;
     }
-    return bound;
   }
 
-  // The facts not yet seen that hold constant c at ground position i, whose
+  // The facts held, at their position, by the constants of the look-ups
+  // past their first `prefix`.
+  long long facts_beyond(std::size_t prefix) const {
+    long long facts = 0;
+    for (std::size_t i = 0; i < ground.size(); ++i) {
+      const Adjacency& adj = index.adjacency(arity, ground[i]);
+      for (std::size_t n = prefix; n < near[i]->constants.size(); ++n) {
+        const auto c = static_cast<std::size_t>(near[i]->constants[n]);
+        facts += adj.offsets[c + 1] - adj.offsets[c];
+      }
+    }
+    return facts;
+  }
+
+  // The facts not yet pushed that hold constant c at ground position i, whose
   // cd term there is `distance` (c's, known from the look-up).
   // Facts beyond their group's limit are skipped, before their other
   // distances when `distance` alone exceeds it, else as soon as the sum does.
@@ -357,8 +427,6 @@ struct ConstantIndex::TupleSearch {
       const int predicate = adj.predicates[static_cast<std::size_t>(j)];
       const float limit = limits[static_cast<std::size_t>(predicate)];
       if (distance > limit) continue;
-      const int f = adj.facts[static_cast<std::size_t>(j)];
-      if (!seen->first_visit(f)) continue;
       const int* args = adj.args.data() + static_cast<std::size_t>(j) * static_cast<std::size_t>(arity);
       float cd = distance;
       for (std::size_t other = 0; other < ground.size() && cd <= limit; ++other) {
@@ -368,7 +436,12 @@ struct ConstantIndex::TupleSearch {
         else if (!within(tuple[other], arg, limit - cd)) cd = kInfinity;
         else cd += squared_distance(index.points_, tuple[other], arg);
       }
+      // Marked only now: most facts fail the limit, and one that failed it
+      // fails it again if reached again (limits only fall), so only the
+      // pushed need a mark, which is a read and write far from the rest.
       if (cd > limit) continue;
+      const int f = adj.facts[static_cast<std::size_t>(j)];
+      if (!pushed->first_visit(f)) continue;
       push(f, predicate, cd);
       if (++pushes_since_limits == kPushesBetweenLimits) update_limits();
     }
@@ -447,7 +520,17 @@ ConstantIndex::Neighbourhood ConstantIndex::neighbourhood(int c, int m) const {
     }
   // Fewer than m: the graph holds no more constants, so every fact is a candidate.
   near.radius = nb.k < m ? kInfinity : *std::max_element(near.distances.begin(), near.distances.end());
+  near.set_beyond();
   return near;
+}
+
+void ConstantIndex::Neighbourhood::set_beyond() {
+  // A suffix minimum, as the live distances need not come in ascending
+  // order (the graph may lag the embeddings; the lists were ranked by
+  // another rounding).
+  beyond.resize(distances.size());
+  float nearest = kInfinity;
+  for (std::size_t j = distances.size(); j-- > 0;) beyond[j] = nearest = std::min(nearest, distances[j]);
 }
 
 std::vector<std::shared_ptr<const ConstantIndex::Neighbourhood>> ConstantIndex::first_lookups(
@@ -482,6 +565,7 @@ ConstantIndex::Neighbourhood ConstantIndex::listed_neighbourhood(int c, int m) c
     }
   // Every constant left out is at least as far as the last one listed.
   near.radius = *std::max_element(near.distances.begin(), near.distances.end());
+  near.set_beyond();
   return near;
 }
 

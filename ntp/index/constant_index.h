@@ -25,8 +25,12 @@
 //   Listed   as KdTree, with each constant's nearest constants listed once
 //            (ConstantBalls: one brute-force pass) and wider look-ups by brute
 //            force: exact, and the fastest while the embeddings stay put.
-// An exact look-up that cannot certify doubles M and gathers only the facts
-// the narrower ones did not reach. A constant shared by many tuples of one
+// A look-up is gathered a growing prefix at a time (its 1, 2, 4, ...
+// nearest constants at each position), and no further once the facts
+// gathered certify every query of the tuple: a fact not gathered is beyond
+// the nearest constant not gathered at every position, so the hubs further
+// out need not be read. An exact look-up that cannot certify doubles M and
+// gathers only the constants the narrower ones did not reach. A constant shared by many tuples of one
 // search (ranking p(s, ?) asks p(s, c) and q(c, s) for thousands of c) gets
 // its distance to every constant computed once, so gathering the facts of
 // a hub near the other constant costs a look-up per fact.
@@ -83,7 +87,9 @@ class ConstantIndex : public FactIndex {
   struct Neighbourhood {
     std::vector<int> constants;   // c first
     std::vector<float> distances; // (constants): squared distance to c
+    std::vector<float> beyond;    // (constants): min of distances[j..]: no constant from the j-th on is nearer
     float radius = 0;
+    void set_beyond();            // from distances
   };
   Neighbourhood neighbourhood(int c, int m) const;
   Neighbourhood listed_neighbourhood(int c, int m) const;  // from lists_, m <= its length
