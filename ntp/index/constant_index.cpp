@@ -201,6 +201,7 @@ struct ConstantIndex::TupleSearch {
   std::vector<const float*> shared_rows;          // (ground): the tuple's constant's row there, or nullptr
   Marks* pushed = nullptr;                        // the facts this tuple's search has pushed
   std::vector<Marks*> gathered;                   // (ground): the constants whose facts it has gathered there
+  std::vector<std::size_t> upto;                  // (ground): how many of near[i]'s constants candidates_near has gathered
   struct Asked {                                  // the tuple being searched, set by run()
     const TupleQueries* tuple = nullptr;
     const std::vector<FactQuery>* queries = nullptr;
@@ -224,7 +225,7 @@ struct ConstantIndex::TupleSearch {
   TupleSearch(ConstantIndex& idx, const std::vector<int>& g, int a, int w, const SharedDistances& sd)
       : index(idx), ground(g), arity(a), want(w), groups(static_cast<std::size_t>(idx.model_.num_kb_predicates)),
         sorted(groups.size()), wider(g.size()), near(g.size()), shared(sd), shared_rows(g.size()),
-        gathered(g.size()) {}
+        gathered(g.size()), upto(g.size()) {}
 
   // Each query's `want` nearest facts into found[q], widening the look-up
   // (doubling the neighbours, up to the widest) until all are certified.
@@ -378,39 +379,61 @@ struct ConstantIndex::TupleSearch {
     // before a gather of more facts than this (chosen on FB15k-237's
     // training: 64 to 4,096, and 4 per group and query, were slower).
     constexpr long long kWorthChecking = 256;
-    for (std::size_t i = 0; i < ground.size(); ++i) shared_rows[i] = shared.row(tuple[i]);
-    for (std::size_t prefix = 1;; prefix *= 2) {
-      if (facts_beyond(prefix) <= kWorthChecking) prefix = std::numeric_limits<std::size_t>::max();
-      float bound = 0;
-      bool all_gathered = true;
-      for (std::size_t i = 0; i < ground.size(); ++i) {
-        const Neighbourhood& look = *near[i];
-        const std::size_t upto = std::min(prefix, look.constants.size());
-        const Adjacency& adj = index.adjacency(arity, ground[i]);
-        for (std::size_t n = 0; n < upto; ++n)
-          if (gathered[i]->first_visit(look.constants[n]))
-            push_facts_holding(adj, look.constants[n], i, look.distances[n], tuple);
-        if (upto < look.constants.size()) {
-          bound += look.beyond[upto];
-          all_gathered = false;
-        } else {
-          bound += look.radius;
-        }
-      }
-      if (all_gathered || all_certified(bound)) return bound;
+    for (std::size_t i = 0; i < ground.size(); ++i) {
+      shared_rows[i] = shared.row(tuple[i]);
+      upto[i] = 0;
     }
+    for (;;) {
+      // The position whose prefix grows next: the one whose next doubling
+      // holds the fewest facts (a hub's own facts wait while a rare
+      // constant's may already decide); everything, once what is left is cheap.
+      std::size_t grow = ground.size();
+      long long fewest = 0, left = 0;
+      for (std::size_t i = 0; i < ground.size(); ++i) {
+        const std::size_t size = near[i]->constants.size();
+        if (upto[i] == size) continue;
+        const long long next = facts_between(i, upto[i], std::min(size, std::max<std::size_t>(1, 2 * upto[i])));
+        if (grow == ground.size() || next < fewest) grow = i, fewest = next;
+        left += facts_between(i, upto[i], size);
+      }
+      if (grow == ground.size()) break;  // all gathered
+      if (left <= kWorthChecking) {
+        for (std::size_t i = 0; i < ground.size(); ++i) gather_upto(i, near[i]->constants.size(), tuple);
+        break;
+      }
+      gather_upto(grow, std::min(near[grow]->constants.size(), std::max<std::size_t>(1, 2 * upto[grow])), tuple);
+      if (all_certified(bound_beyond_gathered())) return bound_beyond_gathered();
+    }
+    return bound_beyond_gathered();
   }
 
-  // The facts held, at their position, by the constants of the look-ups
-  // past their first `prefix`.
-  long long facts_beyond(std::size_t prefix) const {
+  // Gathers the facts of look-up i's constants from upto[i] to `end`.
+  void gather_upto(std::size_t i, std::size_t end, const std::vector<int>& tuple) {
+    const Neighbourhood& look = *near[i];
+    const Adjacency& adj = index.adjacency(arity, ground[i]);
+    for (std::size_t n = upto[i]; n < end; ++n)
+      if (gathered[i]->first_visit(look.constants[n]))
+        push_facts_holding(adj, look.constants[n], i, look.distances[n], tuple);
+    upto[i] = std::max(upto[i], end);
+  }
+
+  // The least cd of a fact not gathered: Σ_i of the nearest constant not
+  // gathered at position i (every constant beyond the look-up is at least
+  // its radius away).
+  float bound_beyond_gathered() const {
+    float bound = 0;
+    for (std::size_t i = 0; i < ground.size(); ++i)
+      bound += upto[i] < near[i]->constants.size() ? near[i]->beyond[upto[i]] : near[i]->radius;
+    return bound;
+  }
+
+  // The facts held at position i by look-up i's constants from..to-1.
+  long long facts_between(std::size_t i, std::size_t from, std::size_t to) const {
+    const Adjacency& adj = index.adjacency(arity, ground[i]);
     long long facts = 0;
-    for (std::size_t i = 0; i < ground.size(); ++i) {
-      const Adjacency& adj = index.adjacency(arity, ground[i]);
-      for (std::size_t n = prefix; n < near[i]->constants.size(); ++n) {
-        const auto c = static_cast<std::size_t>(near[i]->constants[n]);
-        facts += adj.offsets[c + 1] - adj.offsets[c];
-      }
+    for (std::size_t n = from; n < to; ++n) {
+      const auto c = static_cast<std::size_t>(near[i]->constants[n]);
+      facts += adj.offsets[c + 1] - adj.offsets[c];
     }
     return facts;
   }
