@@ -202,6 +202,7 @@ struct ConstantIndex::TupleSearch {
   Marks* pushed = nullptr;                        // the facts this tuple's search has pushed
   std::vector<Marks*> gathered;                   // (ground): the constants whose facts it has gathered there
   std::vector<std::size_t> upto;                  // (ground): how many of near[i]'s constants candidates_near has gathered
+  std::vector<std::vector<long long>> held_before;  // (ground, near[i] + 1): facts held by near[i]'s first n constants
   struct Asked {                                  // the tuple being searched, set by run()
     const TupleQueries* tuple = nullptr;
     const std::vector<FactQuery>* queries = nullptr;
@@ -225,7 +226,7 @@ struct ConstantIndex::TupleSearch {
   TupleSearch(ConstantIndex& idx, const std::vector<int>& g, int a, int w, const SharedDistances& sd)
       : index(idx), ground(g), arity(a), want(w), groups(static_cast<std::size_t>(idx.model_.num_kb_predicates)),
         sorted(groups.size()), wider(g.size()), near(g.size()), shared(sd), shared_rows(g.size()),
-        gathered(g.size()), upto(g.size()) {}
+        gathered(g.size()), upto(g.size()), held_before(g.size()) {}
 
   // Each query's `want` nearest facts into found[q], widening the look-up
   // (doubling the neighbours, up to the widest) until all are certified.
@@ -238,7 +239,6 @@ struct ConstantIndex::TupleSearch {
     // afresh, as the graph may find other neighbours.
     const bool keep_gathered = index.exact();
     set_members(tuple, queries, predicates);
-    asked = {&tuple, &queries, &predicates};
     for (int m = index.options_.neighbours;; m = std::min(2 * m, widest)) {
       if (m == index.options_.neighbours || !keep_gathered) {
         for (ann::TopK& g : groups) g.reset(want);
@@ -251,7 +251,7 @@ struct ConstantIndex::TupleSearch {
         limits_stale = false;
       }
       const float bound = source.gather(*this, tuple.constants, m);
-      for (std::size_t g = 0; g < groups.size(); ++g) groups[g].copy_sorted(sorted[g]);
+      sort_groups();
       bool certified = true;
       for (std::size_t q : tuple.members)
         certified = rank(queries[q], predicates.at(queries[q].predicate_row), bound, found[q]) && certified;
@@ -260,10 +260,15 @@ struct ConstantIndex::TupleSearch {
     }
   }
 
+  // sorted[g]: what group g holds, nearest first (rank reads it).
+  void sort_groups() {
+    for (std::size_t g = 0; g < groups.size(); ++g) groups[g].copy_sorted(sorted[g]);
+  }
+
   // True when the facts gathered so far certify every query of the tuple,
   // every fact not gathered being at least `bound` away in cd.
   bool all_certified(float bound) {
-    for (std::size_t g = 0; g < groups.size(); ++g) groups[g].copy_sorted(sorted[g]);
+    sort_groups();
     for (std::size_t q : asked.tuple->members) {
       const FactQuery& query = (*asked.queries)[q];
       if (!rank(query, asked.predicates->at(query.predicate_row), bound, scratch_found)) return false;
@@ -293,6 +298,7 @@ struct ConstantIndex::TupleSearch {
   }
 
   void set_members(const TupleQueries& tuple, const std::vector<FactQuery>& queries, const PredicateTable& predicates) {
+    asked = {&tuple, &queries, &predicates};
     members = tuple.members.size();
     member_to_group.resize(groups.size() * members);
     for (std::size_t q = 0; q < members; ++q) {
@@ -377,11 +383,12 @@ struct ConstantIndex::TupleSearch {
   float candidates_near(const std::vector<int>& tuple) {
     // A check ranks what the groups hold for every query: worth it only
     // before a gather of more facts than this (chosen on FB15k-237's
-    // training: 64 to 4,096, and 4 per group and query, were slower).
+    // training: 0 to 4,096, and 4 per group and query, were slower).
     constexpr long long kWorthChecking = 256;
     for (std::size_t i = 0; i < ground.size(); ++i) {
       shared_rows[i] = shared.row(tuple[i]);
       upto[i] = 0;
+      count_facts_held(i);
     }
     for (;;) {
       // The position whose prefix grows next: the one whose next doubling
@@ -390,21 +397,36 @@ struct ConstantIndex::TupleSearch {
       std::size_t grow = ground.size();
       long long fewest = 0, left = 0;
       for (std::size_t i = 0; i < ground.size(); ++i) {
-        const std::size_t size = near[i]->constants.size();
-        if (upto[i] == size) continue;
-        const long long next = facts_between(i, upto[i], std::min(size, std::max<std::size_t>(1, 2 * upto[i])));
+        if (upto[i] == near[i]->constants.size()) continue;
+        const long long next = held_before[i][next_prefix(i)] - held_before[i][upto[i]];
         if (grow == ground.size() || next < fewest) grow = i, fewest = next;
-        left += facts_between(i, upto[i], size);
+        left += held_before[i].back() - held_before[i][upto[i]];
       }
       if (grow == ground.size()) break;  // all gathered
       if (left <= kWorthChecking) {
         for (std::size_t i = 0; i < ground.size(); ++i) gather_upto(i, near[i]->constants.size(), tuple);
         break;
       }
-      gather_upto(grow, std::min(near[grow]->constants.size(), std::max<std::size_t>(1, 2 * upto[grow])), tuple);
-      if (all_certified(bound_beyond_gathered())) return bound_beyond_gathered();
+      gather_upto(grow, next_prefix(grow), tuple);
+      const float bound = bound_beyond_gathered();
+      if (all_certified(bound)) return bound;
     }
     return bound_beyond_gathered();
+  }
+
+  // How far position i's prefix grows next: it doubles (from 1).
+  std::size_t next_prefix(std::size_t i) const {
+    return std::min(near[i]->constants.size(), std::max<std::size_t>(1, 2 * upto[i]));
+  }
+
+  // held_before[i][n]: the facts held at position i by the first n
+  // constants of look-up i.
+  void count_facts_held(std::size_t i) {
+    const Adjacency& adj = index.adjacency(arity, ground[i]);
+    std::vector<long long>& held = held_before[i];
+    held.assign(1, 0);
+    for (int c : near[i]->constants)
+      held.push_back(held.back() + adj.offsets[static_cast<std::size_t>(c) + 1] - adj.offsets[static_cast<std::size_t>(c)]);
   }
 
   // Gathers the facts of look-up i's constants from upto[i] to `end`.
@@ -414,7 +436,7 @@ struct ConstantIndex::TupleSearch {
     for (std::size_t n = upto[i]; n < end; ++n)
       if (gathered[i]->first_visit(look.constants[n]))
         push_facts_holding(adj, look.constants[n], i, look.distances[n], tuple);
-    upto[i] = std::max(upto[i], end);
+    upto[i] = end;
   }
 
   // The least cd of a fact not gathered: Σ_i of the nearest constant not
@@ -425,17 +447,6 @@ struct ConstantIndex::TupleSearch {
     for (std::size_t i = 0; i < ground.size(); ++i)
       bound += upto[i] < near[i]->constants.size() ? near[i]->beyond[upto[i]] : near[i]->radius;
     return bound;
-  }
-
-  // The facts held at position i by look-up i's constants from..to-1.
-  long long facts_between(std::size_t i, std::size_t from, std::size_t to) const {
-    const Adjacency& adj = index.adjacency(arity, ground[i]);
-    long long facts = 0;
-    for (std::size_t n = from; n < to; ++n) {
-      const auto c = static_cast<std::size_t>(near[i]->constants[n]);
-      facts += adj.offsets[c + 1] - adj.offsets[c];
-    }
-    return facts;
   }
 
   // The facts not yet pushed that hold constant c at ground position i, whose

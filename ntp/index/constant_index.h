@@ -30,10 +30,11 @@
 // gathered certify every query of the tuple: a fact not gathered is beyond
 // the nearest constant not gathered at every position, so the hubs further
 // out need not be read. An exact look-up that cannot certify doubles M and
-// gathers only the constants the narrower ones did not reach. A constant shared by many tuples of one
-// search (ranking p(s, ?) asks p(s, c) and q(c, s) for thousands of c) gets
-// its distance to every constant computed once, so gathering the facts of
-// a hub near the other constant costs a look-up per fact.
+// gathers only the constants the narrower ones did not reach. A constant
+// shared by many tuples of one search (ranking p(s, ?) asks p(s, c) and
+// q(c, s) for thousands of c) gets its distance to every constant computed
+// once, so gathering the facts of a hub near the other constant costs a
+// look-up per fact.
 // A gathered fact is dropped unscored once, for every query of its tuple,
 // `want` facts already found are nearer (exact: the answers do not change);
 // hubs hold thousands of facts, of which few can matter. The first look-up
