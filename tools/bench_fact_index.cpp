@@ -22,6 +22,7 @@
 #include <random>
 #include <sstream>
 #include <stdexcept>
+#include <string>
 
 namespace {
 
@@ -107,6 +108,8 @@ int main(int argc, char** argv) {
       ("no-recall", "skip the exact searches (profiling)")
       ("neighbours", "ANN look-up: constants per goal constant at first", cxxopts::value<int>()->default_value("4"))
       ("max-neighbours", "ANN look-up: widest", cxxopts::value<int>()->default_value("16"))
+      ("beam-per-neighbour", "HNSW look-up: search beam per constant asked",
+       cxxopts::value<int>()->default_value(std::to_string(ntp::FactIndexOptions{}.beam_per_neighbour)))
       ("moved-from", "freshness: build the ANN indices on this (earlier) model's embeddings, then move every "
        "constant to --model's and compare: moved in place, relinked, fresh", cxxopts::value<std::string>())
       ("seed", "query seed", cxxopts::value<unsigned long long>()->default_value("1"))
@@ -120,6 +123,7 @@ int main(int argc, char** argv) {
   ntp::FactIndexOptions index_options;
   index_options.neighbours = r["neighbours"].as<int>();
   index_options.max_neighbours = r["max-neighbours"].as<int>();
+  index_options.beam_per_neighbour = r["beam-per-neighbour"].as<int>();
   const auto queries = training_queries(m, r["goals"].as<int>(), r["seed"].as<unsigned long long>());
   const auto exact = ntp::make_fact_index(m, "brute");
   // As the prover asks: a training step's 30 goals at once, their facts in

@@ -538,7 +538,10 @@ struct ConstantIndex::NearConstants : CandidateSource {
 
 ConstantIndex::Neighbourhood ConstantIndex::neighbourhood(int c, int m) const {
   if (lists_ && m <= lists_->listed()) return listed_neighbourhood(c, m);
-  const ann::Neighbours nb = graph_->search(points_.row(c), m);
+  // An HNSW beam grows with the look-up: the first look-ups are many and
+  // narrow, the wider ones few.
+  const ann::Neighbours nb =
+      hnsw_ ? hnsw_->search(points_.row(c), m, options_.beam_per_neighbour * m) : graph_->search(points_.row(c), m);
   Neighbourhood near;
   // c itself comes first, whatever the graph found: the facts that share the
   // goal's own constants are the likeliest answers, and a graph search can
@@ -606,10 +609,12 @@ ConstantIndex::Neighbourhood ConstantIndex::listed_neighbourhood(int c, int m) c
 ConstantIndex::ConstantIndex(const Model& model, Lookup lookup, const FactIndexOptions& options)
     : FactIndex(model), lookup_(lookup), options_(options),
       update_every_(options.update_every > 0 ? options.update_every : kDefaultRelinkEvery) {
-  if (options_.neighbours < 1 || options_.max_neighbours < options_.neighbours || options_.update_every < 0)
-    throw std::invalid_argument("fact index: need 1 <= neighbours <= max_neighbours and update_every >= 0, got " +
-                                std::to_string(options_.neighbours) + ", " + std::to_string(options_.max_neighbours) +
-                                ", " + std::to_string(options_.update_every));
+  if (options_.neighbours < 1 || options_.max_neighbours < options_.neighbours || options_.update_every < 0 ||
+      options_.beam_per_neighbour < 1)
+    throw std::invalid_argument(
+        "fact index: need 1 <= neighbours <= max_neighbours, update_every >= 0 and beam_per_neighbour >= 1, got " +
+        std::to_string(options_.neighbours) + ", " + std::to_string(options_.max_neighbours) + ", " +
+        std::to_string(options_.update_every) + ", " + std::to_string(options_.beam_per_neighbour));
   const int num_constants = static_cast<int>(model.constants.value.rows());
   std::size_t max_arity = 0;
   for (const Atom& f : model.kb.facts) max_arity = std::max(max_arity, f.args.size());
@@ -659,6 +664,7 @@ void ConstantIndex::all_moved() {
 
 void ConstantIndex::rebuild_graph() {
   graph_.reset();
+  hnsw_ = nullptr;
   lists_.reset();
   if (lookup_ == Lookup::Scan || points_.rows() == 0) return;
   if (lookup_ == Lookup::Listed) {
@@ -673,7 +679,9 @@ void ConstantIndex::rebuild_graph() {
     // touch), where they are near everything: without the pruned links the
     // graph of a trained WN11 model leaves 98% of its nodes unreachable.
     params.keep_pruned = true;
-    graph_ = std::make_unique<ann::Hnsw>(params);
+    auto hnsw = std::make_unique<ann::Hnsw>(params);
+    hnsw_ = hnsw.get();
+    graph_ = std::move(hnsw);
   }
   else graph_ = std::make_unique<ann::KdTree>();
   graph_->build(points_);

@@ -20,7 +20,9 @@
 //            candidate has every cd term beyond its position's M-th
 //            neighbour, r_i, so if the k-th best found is within
 //            min_g d(θ_p, θ_g) + Σ_i r_i the answer is exact ("certified");
-//            otherwise M doubles, up to max_neighbours.
+//            otherwise M doubles, up to max_neighbours. The graph is
+//            searched with a beam of beam_per_neighbour x M (4 x M: the
+//            first look-ups are many and narrow, the wider ones few).
 //   KdTree   as Hnsw with an exact k-d tree, widening until certified: exact.
 //   Listed   as KdTree, with each constant's nearest constants listed once
 //            (ConstantBalls: one brute-force pass) and wider look-ups by brute
@@ -54,6 +56,10 @@
 #include <mutex>
 #include <unordered_map>
 #include <vector>
+
+namespace ann {
+class Hnsw;
+}
 
 namespace ntp {
 
@@ -120,6 +126,7 @@ class ConstantIndex : public FactIndex {
   std::vector<float> norms_;    // (C): each row's norm, always current
   std::vector<std::vector<Adjacency>> adjacency_;  // [arity][position]
   std::unique_ptr<ann::Index> graph_;  // Hnsw, KdTree or Listed lookups: over points_, possibly stale
+  const ann::Hnsw* hnsw_ = nullptr;    // graph_ when it is an HNSW graph (searched with a beam per neighbour)
   std::unique_ptr<ConstantBalls> lists_;  // Listed lookups: each constant's nearest, current
   std::vector<int> pending_;           // constants moved since the graph last saw them
   std::vector<char> is_pending_;       // (C)

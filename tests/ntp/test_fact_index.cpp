@@ -12,6 +12,7 @@
 #include <cmath>
 #include <algorithm>
 #include <random>
+#include <stdexcept>
 #include <string>
 
 namespace {
@@ -121,6 +122,27 @@ TEST_CASE("an HNSW fact index, updated in place, answers like a fresh one and ke
   }
   CHECK(often->stats().rows_relinked > 0);
   CHECK(never->stats().rows_relinked == 0);
+}
+
+TEST_CASE("an HNSW fact index searches its graph with a beam per constant asked") {
+  // 2,000 random constants in 64 dimensions, where a beam as narrow as the
+  // look-up misses neighbours that a wider one finds (the same graph: the
+  // seed draws its levels).
+  const ntp::Model m = random_model(4, 2000, 6000, 64, 5);
+  const auto exact = ntp::make_fact_index(m, "brute");
+  ntp::FactIndexOptions narrow, wide;
+  narrow.beam_per_neighbour = 1;
+  wide.beam_per_neighbour = 16;
+  const auto queries = queries_of(m, 300, false, 3);
+  const double recall_narrow = ntp::recall_at_k(*ntp::make_fact_index(m, "hnsw", narrow), *exact, queries, 1);
+  const double recall_wide = ntp::recall_at_k(*ntp::make_fact_index(m, "hnsw", wide), *exact, queries, 1);
+  CAPTURE(recall_narrow);
+  CAPTURE(recall_wide);
+  CHECK(recall_wide >= 0.99);
+  CHECK(recall_wide > recall_narrow);
+  ntp::FactIndexOptions none;
+  none.beam_per_neighbour = 0;
+  CHECK_THROWS_AS(ntp::make_fact_index(m, "hnsw", none), std::invalid_argument);
 }
 
 TEST_CASE("training through an HNSW index probes its recall and splits its time") {
