@@ -10,7 +10,10 @@
 # By default (--recipe defaults) every data set is trained with `ntp train`'s
 # default options: one recipe for all, chosen on the dev splits of all of them
 # together (docs/RESULTS.md, "One recipe"); options after `--` are the only
-# ones added. --recipe per-set runs the older per-data-set recipes, kept as a
+# ones added; as `--combine auto` does for a run given dev facts, an NTPλ
+# Countries run's combine rule is chosen on dev (a second model trained
+# without the dev countries, combine_on_dev below) unless --combine is among
+# them. --recipe per-set runs the older per-data-set recipes, kept as a
 # comparison, chosen on dev splits only:
 # - Countries with batch 50, as plain NTP with the references' lr 0.001,
 #   except S2 and S3 with k = 0, trained as NTPλ (--complex) with lr 0.01 and
@@ -44,7 +47,8 @@
 # model and /usr/bin/time -v report go to DIR (default build/reproduce).
 # Each row also gives an NTPλ model's proof part alone (`ntp eval --score proof`)
 # and its score under NTP.md's rule, max(proof, ComplEx) (`--score max`).
-# Long: about 1.5 hours for everything on 2 quiet cores, most of it Kinship and UMLS.
+# Long: about 1.5 hours for everything on 2 quiet cores, most of it Kinship and UMLS
+# (choosing Countries' combine rule adds a training of about a minute per Countries run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -132,9 +136,34 @@ per_set_recipe() {
   esac
 }
 
+# combine_on_dev SET K SEED: the defaults' NTPλ rule for a Countries run,
+# chosen on dev as `ntp train --combine auto` chooses it for a run given dev
+# facts. Countries' training file holds no dev facts, so a model with the
+# same options and seed is trained on the file minus the dev countries
+# carved out by tools/countries_dev.sh (split seed 0, as --split dev) and
+# the rule (mean, max or proof; the earlier on a tie) with the best dev
+# AUC-PR is kept. Prints "RULE (dev auc_pr: mean X, max Y, proof Z)", or
+# nothing for a plain model.
+combine_on_dev() {
+  local set=$1 k=$2 seed=$3 s=${1#countries_s} dir=$data/$1/ntp
+  local dev=$out/$set.dev tag=$out/$set.k$k.seed$seed.devchoice
+  [[ -f $dev/train.nl ]] || tools/countries_dev.sh "$s" 0 "$dev" 2> /dev/null
+  "$ntp" train --train "$dev/train.nl" --templates "$dir/countries_S$s.nlt" --model "$tag.model" --k "$k" \
+    --epochs "$epochs" --seed "$seed" --threads 1 --quiet "${extra[@]}" 2> "$tag.log"
+  local rule value best=- best_value=-1 measured=()
+  for rule in mean max proof; do
+    value=$(first_metric "$tag.model" "$rule" --protocol countries --test "$dev/dev.txt" --regions "$dir/regions.txt" \
+      --truth "$dir/countries.nl" 2> /dev/null) || return 0  # a plain model: no rule to choose
+    measured+=("$rule $(printf '%.4f' "$value")")
+    if awk -v v="$value" -v b="$best_value" 'BEGIN { exit !(v > b) }'; then best=$rule best_value=$value; fi
+  done
+  echo "$best (dev auc_pr: $(IFS=,; echo "${measured[*]}" | sed 's/,/, /g'))"
+}
+
 # run SET K SEED: trains, evaluates, prints a table row.
 run() {
   local set=$1 k=$2 seed=$3 tag=$out/$1.k$2.seed$3 dir=$data/$1/ntp metric eval_args run_epochs=$epochs recall=-
+  local choice= score_args=()
   local recipe=()  # the defaults: nothing to add
   [[ $recipe_kind == per-set ]] && mapfile -t recipe < <(per_set_recipe "$set" "$k")
   case $set in
@@ -149,7 +178,13 @@ run() {
         --model "$tag.model" --k "$k" --epochs "$epochs" --seed "$seed" --threads 1 --quiet "${recipe[@]}" "${extra[@]}" \
         2> "$tag.log"
       metric=auc_pr
-      eval_args=(--protocol countries --test "$countries" --regions "$dir/regions.txt" --truth "$dir/countries.nl") ;;
+      eval_args=(--protocol countries --test "$countries" --regions "$dir/regions.txt" --truth "$dir/countries.nl")
+      # The defaults choose an NTPλ model's combine rule on dev (--combine
+      # auto); Countries' dev is carved out of its training file.
+      if [[ $recipe_kind == defaults && $split == test && " ${extra[*]} " != *" --combine "* ]]; then
+        choice=$(combine_on_dev "$set" "$k" "$seed")
+        [[ -n $choice ]] && score_args=(--score "${choice%% *}")
+      fi ;;
     nations|umls|kinship)
       /usr/bin/time -v -o "$tag.time" "$ntp" train --train "$dir/train.nl" --templates "$dir/$set.nlt" --dev "$dir/dev.nl" \
         --test "$dir/test.nl" --model "$tag.model" --k "$k" --epochs "$epochs" --seed "$seed" --threads 1 --quiet \
@@ -191,7 +226,7 @@ run() {
   esac
   local json proof_only=- max_rule=- seconds peak
   local eval_start=$SECONDS
-  json=$("$ntp" eval --model "$tag.model" "${eval_args[@]}" --json 2> "$tag.eval.log" | tail -n 1)
+  json=$("$ntp" eval --model "$tag.model" "${eval_args[@]}" "${score_args[@]}" --json 2> "$tag.eval.log" | tail -n 1)
   local eval_seconds=$(( SECONDS - eval_start ))
   # NTPλ: the proof part alone, to show how much of the score the prover
   # carries, and the score under NTP.md's max rule. (`--score max` is refused
@@ -205,7 +240,8 @@ run() {
   fi
   seconds=$(field "$tag.time" "Elapsed \(wall clock\)" | awk -F: '{ if (NF == 3) print $1*3600+$2*60+$3; else print $1*60+$2 }')
   peak=$(( $(field "$tag.time" "Maximum resident set size") / 1024 ))
-  echo "| $set | $k | $seed | ${recipe[*]} ${extra[*]} | $metric | $json | $proof_only | $max_rule | $seconds | $(awk -v s="$seconds" -v e="$run_epochs" 'BEGIN { printf "%.2f", s / e }') | $eval_seconds | $peak | $recall |"
+  [[ -n $choice ]] && choice=" combine chosen on dev: $choice"
+  echo "| $set | $k | $seed | ${recipe[*]} ${extra[*]}$choice | $metric | $json | $proof_only | $max_rule | $seconds | $(awk -v s="$seconds" -v e="$run_epochs" 'BEGIN { printf "%.2f", s / e }') | $eval_seconds | $peak | $recall |"
 }
 
 echo "| data set | k | seed | options | metric | value | proof only | max rule | train s | s/epoch | eval s | peak MiB | recall@1 |"
