@@ -181,7 +181,7 @@ run() {
       eval_args=(--protocol countries --test "$countries" --regions "$dir/regions.txt" --truth "$dir/countries.nl")
       # The defaults choose an NTPλ model's combine rule on dev (--combine
       # auto); Countries' dev is carved out of its training file.
-      if [[ $recipe_kind == defaults && $split == test && " ${extra[*]} " != *" --combine "* ]]; then
+      if [[ $recipe_kind == defaults && $split == test && " ${extra[*]} " != *" --combine"[\ =]* ]]; then
         choice=$(combine_on_dev "$set" "$k" "$seed")
         [[ -n $choice ]] && score_args=(--score "${choice%% *}")
       fi ;;
