@@ -136,24 +136,46 @@ per_set_recipe() {
   esac
 }
 
-# combine_on_dev SET K SEED: the defaults' NTPλ rule for a Countries run,
-# chosen on dev as `ntp train --combine auto` chooses it for a run given dev
-# facts. Countries' training file holds no dev facts, so a model with the
-# same options and seed is trained on the file minus the dev countries
-# carved out by tools/countries_dev.sh (split seed 0, as --split dev) and
-# the rule (mean, max or proof; the earlier on a tie) with the best dev
-# AUC-PR is kept. Prints "RULE (dev auc_pr: mean X, max Y, proof Z)", or
-# nothing for a plain model.
+# countries_dev SET: the folder of SET's dev split (tools/countries_dev.sh,
+# split seed 0), made on first use (the split is deterministic).
+countries_dev() {
+  local set=$1 dev=$out/$1.dev
+  [[ -f $dev/train.nl ]] || tools/countries_dev.sh "${set#countries_s}" 0 "$dev" 2> /dev/null || return 1
+  echo "$dev"
+}
+
+# train_countries SET K SEED TRAIN TAG [options]: trains TAG.model on the
+# Countries file TRAIN; log, model and time report beside TAG.
+train_countries() {
+  local set=$1 k=$2 seed=$3 train=$4 tag=$5
+  shift 5
+  /usr/bin/time -v -o "$tag.time" "$ntp" train --train "$train" --templates "$data/$set/ntp/countries_S${set#countries_s}.nlt" \
+    --model "$tag.model" --k "$k" --epochs "$epochs" --seed "$seed" --threads 1 --quiet "$@" 2> "$tag.log"
+}
+
+# countries_args SET COUNTRIES: `ntp eval`'s options for the Countries
+# protocol on the countries listed in the file COUNTRIES, one per line.
+countries_args() {
+  local dir=$data/$1/ntp
+  printf '%s\n' --protocol countries --test "$2" --regions "$dir/regions.txt" --truth "$dir/countries.nl"
+}
+
+# combine_on_dev SET K SEED [options]: the defaults' NTPλ rule for a
+# Countries run, chosen on dev as `ntp train --combine auto` chooses it for
+# a run given dev facts. Countries' training file holds no dev facts, so a
+# model with the same options and seed is trained on the file minus the dev
+# countries (countries_dev) and the rule (mean, max or proof; the earlier
+# on a tie) with the best dev AUC-PR is kept. Prints "RULE (dev auc_pr:
+# mean X, max Y, proof Z)", or nothing for a plain model.
 combine_on_dev() {
-  local set=$1 k=$2 seed=$3 s=${1#countries_s} dir=$data/$1/ntp
-  local dev=$out/$set.dev tag=$out/$set.k$k.seed$seed.devchoice
-  [[ -f $dev/train.nl ]] || tools/countries_dev.sh "$s" 0 "$dev" 2> /dev/null
-  "$ntp" train --train "$dev/train.nl" --templates "$dir/countries_S$s.nlt" --model "$tag.model" --k "$k" \
-    --epochs "$epochs" --seed "$seed" --threads 1 --quiet "${extra[@]}" 2> "$tag.log"
-  local rule value best=- best_value=-1 measured=()
+  local set=$1 k=$2 seed=$3 dev tag=$out/$1.k$2.seed$3.devchoice
+  shift 3
+  dev=$(countries_dev "$set") || return 1
+  train_countries "$set" "$k" "$seed" "$dev/train.nl" "$tag" "$@" || return 1
+  local args rule value best=- best_value=-1 measured=()
+  mapfile -t args < <(countries_args "$set" "$dev/dev.txt")
   for rule in mean max proof; do
-    value=$(first_metric "$tag.model" "$rule" --protocol countries --test "$dev/dev.txt" --regions "$dir/regions.txt" \
-      --truth "$dir/countries.nl" 2> /dev/null) || return 0  # a plain model: no rule to choose
+    value=$(first_metric "$tag.model" "$rule" "${args[@]}" 2> /dev/null) || return 0  # a plain model: no rule to choose
     measured+=("$rule $(printf '%.4f' "$value")")
     if awk -v v="$value" -v b="$best_value" 'BEGIN { exit !(v > b) }'; then best=$rule best_value=$value; fi
   done
@@ -168,21 +190,20 @@ run() {
   [[ $recipe_kind == per-set ]] && mapfile -t recipe < <(per_set_recipe "$set" "$k")
   case $set in
     countries_s*)
-      local s=${set#countries_s}
-      local train=$dir/countries_S$s.nl countries=$dir/test.txt
-      if [[ $split == dev ]]; then  # the split is deterministic: made once per data set
-        [[ -f $out/$set.dev/train.nl ]] || tools/countries_dev.sh "$s" 0 "$out/$set.dev" 2> /dev/null
-        train=$out/$set.dev/train.nl countries=$out/$set.dev/dev.txt
+      local train=$dir/countries_S${set#countries_s}.nl countries=$dir/test.txt
+      if [[ $split == dev ]]; then
+        local dev
+        dev=$(countries_dev "$set")
+        train=$dev/train.nl countries=$dev/dev.txt
       fi
-      /usr/bin/time -v -o "$tag.time" "$ntp" train --train "$train" --templates "$dir/countries_S$s.nlt" \
-        --model "$tag.model" --k "$k" --epochs "$epochs" --seed "$seed" --threads 1 --quiet "${recipe[@]}" "${extra[@]}" \
-        2> "$tag.log"
+      train_countries "$set" "$k" "$seed" "$train" "$tag" "${recipe[@]}" "${extra[@]}"
       metric=auc_pr
-      eval_args=(--protocol countries --test "$countries" --regions "$dir/regions.txt" --truth "$dir/countries.nl")
+      mapfile -t eval_args < <(countries_args "$set" "$countries")
       # The defaults choose an NTPλ model's combine rule on dev (--combine
       # auto); Countries' dev is carved out of its training file.
       if [[ $recipe_kind == defaults && $split == test && " ${extra[*]} " != *" --combine"[\ =]* ]]; then
-        choice=$(combine_on_dev "$set" "$k" "$seed")
+        choice=$(combine_on_dev "$set" "$k" "$seed" "${extra[@]}") ||
+          { echo "reproduce.sh: choosing $set's combine rule on dev failed (see $tag.devchoice.log)" >&2; exit 1; }
         [[ -n $choice ]] && score_args=(--score "${choice%% *}")
       fi ;;
     nations|umls|kinship)
@@ -240,8 +261,7 @@ run() {
   fi
   seconds=$(field "$tag.time" "Elapsed \(wall clock\)" | awk -F: '{ if (NF == 3) print $1*3600+$2*60+$3; else print $1*60+$2 }')
   peak=$(( $(field "$tag.time" "Maximum resident set size") / 1024 ))
-  [[ -n $choice ]] && choice=" combine chosen on dev: $choice"
-  echo "| $set | $k | $seed | ${recipe[*]} ${extra[*]}$choice | $metric | $json | $proof_only | $max_rule | $seconds | $(awk -v s="$seconds" -v e="$run_epochs" 'BEGIN { printf "%.2f", s / e }') | $eval_seconds | $peak | $recall |"
+  echo "| $set | $k | $seed | ${recipe[*]} ${extra[*]}${choice:+ combine chosen on dev: $choice} | $metric | $json | $proof_only | $max_rule | $seconds | $(awk -v s="$seconds" -v e="$run_epochs" 'BEGIN { printf "%.2f", s / e }') | $eval_seconds | $peak | $recall |"
 }
 
 echo "| data set | k | seed | options | metric | value | proof only | max rule | train s | s/epoch | eval s | peak MiB | recall@1 |"

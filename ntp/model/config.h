@@ -61,7 +61,7 @@ struct FactIndexOptions {
   int neighbours = 4;        // ANN engines: constants looked up per goal constant (itself included), at first
   int max_neighbours = 16;   // ANN engines: widest look-up when the first cannot certify its answer
   // HNSW: the search beam per constant asked (ef = this x m for a look-up of
-  // m constants). On FB15k-237, 4 costs an epoch 1.3x less fact retrieval
+  // m constants). On FB15k-237, 4 costs an epoch 1.2-1.3x less fact retrieval
   // than a beam of 64 for every look-up, at recall@1 0.988 against 0.990
   // (docs/RESULTS.md, "WN18RR and FB15k-237").
   int beam_per_neighbour = 4;
