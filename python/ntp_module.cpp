@@ -18,6 +18,7 @@
 #include <pybind11/stl.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -136,10 +137,13 @@ PyReasoner load(const std::string& path, std::optional<int> k, std::optional<std
 
 py::dict evaluate(const PyReasoner& r, const std::string& protocol, const std::string& test, const std::string& dev,
                   const std::string& regions, const std::string& truth, const std::vector<std::string>& filter,
-                  const std::string& score, const std::string& tie_break, const std::string& index) {
+                  const std::string& score, const std::string& tie_break, const std::string& index, int sample,
+                  std::uint64_t sample_seed) {
+  if (sample < 0) throw py::value_error("sample must be >= 0 (0 = every test triple), got " + std::to_string(sample));
   ntp::EvalRequest q;
   q.protocol = protocol, q.test = test, q.dev = dev, q.regions = regions, q.truth = truth, q.filter = filter;
   q.score = score, q.tie_break = tie_break, q.index = index;
+  q.sample = static_cast<std::size_t>(sample), q.sample_seed = sample_seed;
   const ntp::EvalReport report = without_gil([&] { return r.reasoner.evaluate(q); });
   return py::module_::import("json").attr("loads")(report.json);
 }
@@ -171,8 +175,9 @@ void bind_reasoner_queries(py::class_<PyReasoner>& c) {
    }, py::arg("min_confidence") = 0.5, "The induced rules with at least this confidence, most confident first.")
    .def("evaluate", &evaluate, py::arg("protocol"), py::arg("test"), py::arg("dev") = "", py::arg("regions") = "",
         py::arg("truth") = "", py::arg("filter") = std::vector<std::string>(), py::arg("score") = "model",
-        py::arg("tie_break") = "support", py::arg("index") = "",
-        "One of the evaluation protocols, as `ntp eval`: the metrics as the dict `ntp eval --json` prints.");
+        py::arg("tie_break") = "support", py::arg("index") = "", py::arg("sample") = 0, py::arg("sample_seed") = 0,
+        "One of the evaluation protocols, as `ntp eval`: the metrics as the dict `ntp eval --json` prints. "
+        "Ranking: `sample` test triples drawn at random (0 = all), with each metric's 95% half-width.");
 }
 
 void bind_reasoner_tables(py::class_<PyReasoner>& c) {

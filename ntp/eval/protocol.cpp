@@ -3,6 +3,7 @@
 #include "ntp/eval/protocol.h"
 
 #include "ntp/eval/ranking.h"
+#include "ntp/eval/sample.h"
 
 #include "ntp/kb/parse.h"
 #include "ntp/index/make_fact_index.h"
@@ -63,15 +64,45 @@ void write_ranks(const std::string& path, const Model& model, const std::vector<
   });
 }
 
+// The test triples to rank: all of them, or the request's sample (file order).
+std::vector<Atom> triples_to_rank(const std::vector<Atom>& atoms, const EvalRequest& q) {
+  if (q.sample == 0) return atoms;
+  std::vector<Atom> drawn;
+  for (std::size_t i : sample_indices(atoms.size(), q.sample, q.sample_seed)) drawn.push_back(atoms[i]);
+  return drawn;
+}
+
+// How far a sample's metrics may lie from the whole test set's: a line and
+// a JSON object.
+void report_sample(const EvalRequest& q, std::size_t population, const RankingResult& result, EvalReport& report,
+                   JsonObject& json) {
+  std::vector<double> ranks;
+  std::vector<std::size_t> triple_of;
+  for (const SideRank& s : result.ranks) ranks.push_back(s.mean), triple_of.push_back(s.triple);
+  const RankingMetrics half = ranking_half_widths(ranks, triple_of, population);
+  const std::string drawn = std::to_string(half.count) + " of " + std::to_string(population);
+  report.lines.push_back("sample: " + drawn + " test triples (seed " + std::to_string(q.sample_seed) +
+                         "); 95% half-widths, ties by mean rank: MRR ± " + format_fixed(half.mrr, 4) + ", HITS@1 ± " +
+                         format_fixed(half.hits1, 4) + ", HITS@3 ± " + format_fixed(half.hits3, 4) + ", HITS@10 ± " +
+                         format_fixed(half.hits10, 4) + " (normal approximation over triples)");
+  json.add("sample", JsonObject()
+                         .add("triples", half.count)
+                         .add("of", static_cast<long long>(population))
+                         .add("seed", static_cast<long long>(q.sample_seed))
+                         .add("half_width", ranking_json(half)));
+}
+
 void ranking(const Model& model, const EvalRequest& q, const ScoreOptions& given, EvalReport& report) {
   KnowledgeBase kb = model.kb;  // read through a copy: refusing new symbols, so never changed
   const std::vector<Atom> atoms = read_facts(q.test, kb, NewSymbols::Refuse);
+  const std::unordered_set<Atom, AtomHash> known = filter_set(model, atoms, q.filter);  // every triple, sampled or not
+  const std::vector<Atom> ranked = triples_to_rank(atoms, q);
   const ScoreOptions scoring = exact_unless_named(model, q, given, report);
   RankingOptions how;
   how.one_by_one = q.one_by_one;
   how.progress = q.progress;
-  const RankingResult result = evaluate_ranking(model, atoms, filter_set(model, atoms, q.filter), scoring, how);
-  if (!q.ranks.empty()) write_ranks(q.ranks, model, atoms, result);
+  const RankingResult result = evaluate_ranking(model, ranked, known, scoring, how);
+  if (!q.ranks.empty()) write_ranks(q.ranks, model, ranked, result);
   const RankingMetrics& m = result.mean_ties;
   report.lines.push_back(ranking_line(m, std::to_string(m.count) + " ranks, ties by mean rank"));
   report.lines.push_back(ranking_line(result.optimistic_ties, "ties optimistic, as the reference code"));
@@ -82,13 +113,14 @@ void ranking(const Model& model, const EvalRequest& q, const ScoreOptions& given
   for (const SideRank& s : result.ranks) scored += s.scored, corruptions += s.corruptions;
   report.lines.push_back("corruptions scored: " + std::to_string(scored) + " of " + std::to_string(corruptions) +
                          (q.one_by_one ? " (one by one)" : " (the others cannot reach the true triple's score)"));
-  report.json = ranking_json(m)
-                    .add("optimistic", ranking_json(result.optimistic_ties))
-                    .add("tied_ranks", result.tied_ranks)
-                    .add("tied_on_score", result.tied_on_score_alone)
-                    .add("scored", scored)
-                    .add("corruptions", corruptions)
-                    .text();
+  JsonObject json = ranking_json(m);
+  json.add("optimistic", ranking_json(result.optimistic_ties))
+      .add("tied_ranks", result.tied_ranks)
+      .add("tied_on_score", result.tied_on_score_alone)
+      .add("scored", scored)
+      .add("corruptions", corruptions);
+  if (q.sample > 0) report_sample(q, atoms.size(), result, report, json);
+  report.json = json.text();
 }
 
 // A labelled file's atoms and labels, apart.

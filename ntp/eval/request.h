@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -21,6 +22,12 @@ struct EvalRequest {
                                      // (ranking: an exact index unless named)
   bool one_by_one = false;           // ranking: score every corruption (the reference the fast ranking must equal)
   std::string ranks;                 // ranking: write each side's rank to this TSV file when not empty
+  // ranking: rank only `sample` of the test triples, drawn uniformly without
+  // replacement with `sample_seed` (0 = all of them); every triple of the
+  // file is still filtered out as true. The report adds each metric's 95%
+  // half-width (ntp/eval/sample.h).
+  std::size_t sample = 0;
+  std::uint64_t sample_seed = 0;
   // ranking: called after each ranked side with (sides done, sides in all).
   std::function<void(std::size_t, std::size_t)> progress;
 };

@@ -96,6 +96,38 @@ TEST_CASE("train, eval, rules and prove on the bundled family KB") {
   while (std::getline(test_in, line)) test_facts += line.find('(') != std::string::npos ? 1 : 0;
   CHECK(sides == 2 * test_facts);  // both sides of every test fact
 
+  // --sample: ten test facts drawn at random, ranked as in the whole file: every
+  // test fact is still filtered as true (the model below never saw the test
+  // file, so only the file tells it which are), each line is one of the whole
+  // run's; the metrics come with half-widths; another seed draws other facts.
+  const std::string unseen = kWork + "/family.no-test.ntp";
+  const Run train_unseen = ntp("train --train " + kFamily + "/train.nl --templates " + kFamily +
+                               "/family.nlt --model " + unseen + " --dim 10 --epochs 3 --seed 1 --threads 1 --complex=false");
+  REQUIRE_MESSAGE(train_unseen.status == 0, train_unseen.err);
+  const auto ranks_of = [&](const std::string& options, const std::string& name, std::string* json_line) {
+    const std::string path = kWork + "/family." + name + ".tsv";
+    const Run run = ntp("eval --model " + unseen + " --protocol ranking --test " + kFamily + "/test.nl --json " +
+                        options + " --ranks " + path);
+    REQUIRE_MESSAGE(run.status == 0, run.err);
+    *json_line = last_line(run.out);
+    std::ifstream in(path);
+    std::vector<std::string> lines;
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+    return lines;
+  };
+  std::string whole_json, sample_json, other_json;
+  const std::vector<std::string> whole = ranks_of("", "whole", &whole_json);
+  const std::vector<std::string> drawn = ranks_of("--sample 10", "sample0", &sample_json);
+  REQUIRE(drawn.size() == 1 + 20);
+  for (const std::string& l : drawn) CHECK_MESSAGE(std::count(whole.begin(), whole.end(), l) == 1, l);
+  CHECK(sample_json.find("\"sample\":{\"triples\":10,\"of\":" + std::to_string(test_facts) + ",\"seed\":0") !=
+        std::string::npos);
+  CHECK(json_value(sample_json.substr(sample_json.find("\"half_width\":")), "mrr") > 0);
+  CHECK(ranks_of("--sample 10 --sample-seed 1", "sample1", &other_json) != drawn);
+  CHECK(whole_json.find("\"sample\"") == std::string::npos);
+  const Run negative = ntp("eval --model " + model + " --protocol ranking --test " + kFamily + "/test.nl --sample -1");
+  CHECK(negative.status == 2);
+
   const Run rules = ntp("rules --model " + model + " --min-confidence 0");
   REQUIRE(rules.status == 0);
   CHECK(std::count(rules.out.begin(), rules.out.end(), '\n') == 12);  // 3 templates x 4 copies

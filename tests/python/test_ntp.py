@@ -144,6 +144,11 @@ class SameAsCommandLine(unittest.TestCase):
         self.assertEqual(report.keys(), expected.keys())
         self.assertTrue(close(report["mrr"], expected["mrr"]))
         self.assertEqual(report, expected)
+        sampled = Work.reasoner.evaluate(protocol="ranking", test=family("test.nl"), sample=5, sample_seed=3)
+        self.assertEqual((sampled["sample"]["triples"], sampled["sample"]["seed"]), (5, 3))
+        self.assertLess(sampled["corruptions"], expected["corruptions"])
+        with self.assertRaises(ValueError):
+            Work.reasoner.evaluate(protocol="ranking", test=family("test.nl"), sample=-1)
 
 
 class Embeddings(unittest.TestCase):

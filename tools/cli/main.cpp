@@ -309,12 +309,15 @@ int cmd_eval(int argc, char** argv) {
     ("one-by-one", "ranking: score every corruption, not only those that can reach the true triple's score "
      "(slow; the ranks are the same: for checking)")
     ("ranks", "ranking: write each test triple's rank on each side to this TSV file", cxxopts::value<std::string>())
+    ("sample", "ranking: rank only N test triples drawn at random (0 = all; every triple of the file is still "
+     "filtered as true) and give each metric's 95% half-width", cxxopts::value<int>()->default_value("0"), "N")
+    ("sample-seed", "ranking: the seed of --sample's draw", cxxopts::value<unsigned long long>()->default_value("0"))
     ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
     ("quiet", "no progress output")
     ("json", "print the metrics as one JSON object on the last line");
   add_search_options(o);
   const auto r = parse(o, argc, argv);
-  check_non_negative(r, {"k", "threads"});
+  check_non_negative(r, {"k", "threads", "sample"});
   set_threads(r);
   ntp::EvalRequest q;
   q.protocol = get<std::string>(r, "protocol");
@@ -331,6 +334,8 @@ int cmd_eval(int argc, char** argv) {
   q.tie_break = r["tie-break"].as<std::string>();
   q.one_by_one = r.count("one-by-one") > 0;
   if (r.count("ranks")) q.ranks = r["ranks"].as<std::string>();
+  q.sample = static_cast<std::size_t>(r["sample"].as<int>());
+  q.sample_seed = r["sample-seed"].as<unsigned long long>();
   if (!r.count("quiet")) q.progress = progress_line("ranked", "sides");
   const ntp::EvalReport report = as_usage_error([&] { return reasoner.evaluate(q); });
   if (!report.note.empty()) std::cout << report.note << "\n";
