@@ -20,8 +20,9 @@
 //      other one scores below t, so it is below the true triple whatever the
 //      tie rule;
 //   5. but a corruption whose proof floor (SlotBounds::lower_bounds, with an
-//      exact index) joined with its ComplEx score already beats t is counted
-//      above the true triple without being scored.
+//      exact index: its nearest fact, and its sub-goals' through the rules
+//      with one-atom bodies) joined with its ComplEx score already beats t
+//      is counted above the true triple without being scored.
 // The bounds hold for any set of facts the prover keeps (they are bounds over
 // all of them), so the ranks equal one-by-one ranks with the same index; use
 // an exact index (the default for ranking) to get the ranks of exact search.

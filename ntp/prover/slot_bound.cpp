@@ -5,6 +5,7 @@
 #include "ntp/model/conditional.h"
 #include "ntp/prover/proof_state.h"
 #include "ntp/prover/prover.h"
+#include "ntp/prover/rule_selection.h"
 
 #include <algorithm>
 #include <cmath>
@@ -239,19 +240,49 @@ SlotBounds::ArgumentDistances SlotBounds::argument_distances(const Atom& goal, i
   return to_argument;
 }
 
+std::vector<SlotBounds::FloorRoute> SlotBounds::floor_routes(int goal_row, int arity) const {
+  std::vector<int> identity(static_cast<std::size_t>(arity));
+  for (int i = 0; i < arity; ++i) identity[static_cast<std::size_t>(i)] = i;
+  std::vector<FloorRoute> routes = {{goal_row, identity, 0.0}};
+  if (model_.prover.depth < 1) return routes;
+  for (int r : nearest_rules(model_, goal_row, arity, model_.prover.k_rules)) {
+    const Rule& rule = model_.rules[static_cast<std::size_t>(r)];
+    if (!one_atom_body(rule)) continue;
+    const double head = rule.conditional ? 1.0 : predicate_kernels_(goal_row, rule.head.predicate.id);
+    const double radius = squared_radius_of_kernel(head);
+    if (std::isinf(radius)) continue;  // the head's kernel is at its floor: no proof through it can help
+    std::vector<int> where = identity;  // the body position of each head argument's variable
+    for (int& w : where) {
+      const int variable = rule.head.args[static_cast<std::size_t>(w)].id;
+      const auto& body = rule.body[0].args;
+      w = static_cast<int>(std::find_if(body.begin(), body.end(), [&](const Term& t) { return t.id == variable; }) -
+                           body.begin());
+    }
+    routes.push_back({body_row(model_, rule, 0, goal_row), std::move(where), radius});
+  }
+  return routes;
+}
+
 std::vector<double> SlotBounds::lower_bounds(const Atom& goal, int slot, const ArgumentDistances& to_argument) const {
   const std::size_t constants = static_cast<std::size_t>(balls_.size());
   constexpr double kFar = std::numeric_limits<double>::infinity();
-  // at_slot[e]: the least key distance, without the slot's term, of the
-  // facts that hold e at the slot.
+  // at_slot[e]: over the routes and the facts f that hold e where the slot
+  // lands, the least max(R(route's head kernel), D without the slot's term).
+  // A proof through a route and f scores at least k of that max plus the
+  // slot's own term (max(R, a) + d >= max(R, a + d)), so every route can
+  // share one array and one pass over the lists.
   std::vector<double> at_slot(constants, kFar);
-  for (const Atom& fact : model_.kb.facts) {
-    if (fact.args.size() != goal.args.size()) continue;
-    double partial = predicate_squared_(goal.predicate, fact.predicate);
-    for (std::size_t i = 0; i < fact.args.size(); ++i)
-      if (!to_argument[i].empty()) partial += to_argument[i][static_cast<std::size_t>(fact.args[i])];
-    double& best = at_slot[static_cast<std::size_t>(fact.args[static_cast<std::size_t>(slot)])];
-    best = std::min(best, partial);
+  for (const FloorRoute& route : floor_routes(goal.predicate, static_cast<int>(goal.args.size()))) {
+    for (const Atom& fact : model_.kb.facts) {
+      if (fact.args.size() != goal.args.size()) continue;
+      double partial = predicate_squared_(route.row, fact.predicate);
+      for (std::size_t i = 0; i < fact.args.size(); ++i)
+        if (!to_argument[i].empty())
+          partial += to_argument[i][static_cast<std::size_t>(fact.args[static_cast<std::size_t>(route.where[i])])];
+      const int site = fact.args[static_cast<std::size_t>(route.where[static_cast<std::size_t>(slot)])];
+      double& best = at_slot[static_cast<std::size_t>(site)];
+      best = std::min(best, std::max(route.radius, partial));
+    }
   }
   std::vector<double> floor(constants, 0.0);
   for (std::size_t c = 0; c < constants; ++c) {
@@ -266,23 +297,25 @@ std::vector<double> SlotBounds::lower_bounds(const Atom& goal, int slot, const A
   return floor;
 }
 
-bool SlotBounds::one_atom_bodies() const {
-  for (const Rule& rule : model_.rules) {
-    if (rule.body.size() != 1 || rule.body[0].args.size() != rule.head.args.size()) return false;
-    std::vector<int> in_head;
-    for (const Term& t : rule.head.args) {
-      if (!t.is_variable || std::count(in_head.begin(), in_head.end(), t.id)) return false;
-      in_head.push_back(t.id);
-    }
-    std::vector<int> in_body;
-    for (const Term& t : rule.body[0].args) {
-      if (!t.is_variable || std::count(in_body.begin(), in_body.end(), t.id) ||
-          !std::count(in_head.begin(), in_head.end(), t.id))
-        return false;
-      in_body.push_back(t.id);
-    }
+bool SlotBounds::one_atom_body(const Rule& rule) {
+  if (rule.body.size() != 1 || rule.body[0].args.size() != rule.head.args.size()) return false;
+  std::vector<int> in_head;
+  for (const Term& t : rule.head.args) {
+    if (!t.is_variable || std::count(in_head.begin(), in_head.end(), t.id)) return false;
+    in_head.push_back(t.id);
+  }
+  std::vector<int> in_body;
+  for (const Term& t : rule.body[0].args) {
+    if (!t.is_variable || std::count(in_body.begin(), in_body.end(), t.id) ||
+        !std::count(in_head.begin(), in_head.end(), t.id))
+      return false;
+    in_body.push_back(t.id);
   }
   return true;
+}
+
+bool SlotBounds::one_atom_bodies() const {
+  return std::all_of(model_.rules.begin(), model_.rules.end(), [](const Rule& rule) { return one_atom_body(rule); });
 }
 
 SlotBounds::Routes SlotBounds::fact_routes(int predicate_row, int arity) const {

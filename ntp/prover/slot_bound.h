@@ -62,9 +62,13 @@ class SlotBounds {
   // f* is no farther than any fact f, and every kernel of the proof through
   // f* is at least k(D(f*)) (each of its squared distances is a part of the
   // sum D), so l[c] = k(min_f D(goal_c, f)) over the facts f that hold c, or
-  // one of c's listed nearest constants, at the slot. One pass over the facts
-  // and the lists; ranking counts the corruptions whose floor already beats
-  // the true triple without proving them. Thread-safe.
+  // one of c's listed nearest constants, at the slot. The same holds one
+  // rule down for each rule the prover tries on the goal whose body is one
+  // atom over the head's variables (p(X, Y) :- q(Y, X)): the sub-goal
+  // q(c, s)'s nearest fact gives a proof of at least min(k(p, head), k(D)).
+  // One pass over the facts per route (the goal itself, each such rule) and
+  // one over the lists; ranking counts the corruptions whose floor already
+  // beats the true triple without proving them. Thread-safe.
   // `to_argument`: argument_distances(goal, slot).
   std::vector<double> lower_bounds(const Atom& goal, int slot, const ArgumentDistances& to_argument) const;
 
@@ -103,9 +107,21 @@ class SlotBounds {
  private:
   struct Search;  // one goal's search (slot_bound.cpp)
 
-  // Every rule's body is one atom whose arguments are the head's variables,
-  // each once (sites() applies).
+  // The rule's body is one atom whose arguments are the head's variables,
+  // each once.
+  static bool one_atom_body(const Rule& rule);
+  // Every rule's is (sites() applies).
   bool one_atom_bodies() const;
+  // Where lower_bounds looks for a goal's proofs: the goal's own predicate
+  // row, and one rule down each tried rule with a one-atom body: the row
+  // its body asks for, the body position of each goal argument, and R(k(goal,
+  // head)), the squared distance at which the kernel falls to the head's.
+  struct FloorRoute {
+    int row = 0;
+    std::vector<int> where;
+    double radius = 0;
+  };
+  std::vector<FloorRoute> floor_routes(int goal_row, int arity) const;
   // (KB predicate g, where) -> the best min of the predicate kernels over
   // the rule chains (one-atom bodies) that take a goal of this predicate row
   // and arity to the facts of g with its argument i at position where[i].
