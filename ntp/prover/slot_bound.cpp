@@ -43,6 +43,19 @@ constexpr int kMaxArity = 8;
 
 bool is_ground_constant(int term) { return !is_var(term) && term != kSlot; }
 
+// Through a rule whose body is one atom over its head's variables: where the
+// goal's arguments, at head positions `where`, sit in the body (the head's
+// variable at each position moves to the body position holding it).
+std::vector<int> moved_into_body(const Rule& rule, std::vector<int> where) {
+  const auto& body = rule.body[0].args;
+  for (int& w : where) {
+    const int variable = rule.head.args[static_cast<std::size_t>(w)].id;
+    w = static_cast<int>(std::find_if(body.begin(), body.end(), [&](const Term& t) { return t.id == variable; }) -
+                         body.begin());
+  }
+  return where;
+}
+
 std::uint64_t position_key(int g, int position, int e) {
   return (static_cast<std::uint64_t>(g) << 36) | (static_cast<std::uint64_t>(position) << 32) |
          static_cast<std::uint64_t>(static_cast<std::uint32_t>(e));
@@ -251,14 +264,7 @@ std::vector<SlotBounds::FloorRoute> SlotBounds::floor_routes(int goal_row, int a
     const double head = rule.conditional ? 1.0 : predicate_kernels_(goal_row, rule.head.predicate.id);
     const double radius = squared_radius_of_kernel(head);
     if (std::isinf(radius)) continue;  // the head's kernel is at its floor: no proof through it can help
-    std::vector<int> where = identity;  // the body position of each head argument's variable
-    for (int& w : where) {
-      const int variable = rule.head.args[static_cast<std::size_t>(w)].id;
-      const auto& body = rule.body[0].args;
-      w = static_cast<int>(std::find_if(body.begin(), body.end(), [&](const Term& t) { return t.id == variable; }) -
-                           body.begin());
-    }
-    routes.push_back({body_row(model_, rule, 0, goal_row), std::move(where), radius});
+    routes.push_back({body_row(model_, rule, 0, goal_row), moved_into_body(rule, identity), radius});
   }
   return routes;
 }
@@ -340,16 +346,7 @@ SlotBounds::Routes SlotBounds::fact_routes(int predicate_row, int arity) const {
       for (const Rule& rule : model_.rules) {
         if (rule.head.args.size() != where.size()) continue;
         const double k = rule.conditional ? kernel : std::min(kernel, predicate_kernels_(row, rule.head.predicate.id));
-        // The head's variable at each argument's position moves to the body
-        // position holding the same variable.
-        std::vector<int> moved = where;
-        for (int& w : moved) {
-          const int variable = rule.head.args[static_cast<std::size_t>(w)].id;
-          const auto& body = rule.body[0].args;
-          w = static_cast<int>(std::find_if(body.begin(), body.end(), [&](const Term& t) { return t.id == variable; }) -
-                               body.begin());
-        }
-        double& best = next[{body_row(model_, rule, 0, row), moved}];
+        double& best = next[{body_row(model_, rule, 0, row), moved_into_body(rule, where)}];
         best = std::max(best, k);
       }
     }
