@@ -88,7 +88,7 @@ void report_sample(const EvalRequest& q, std::size_t population, const RankingRe
   json.add("sample", JsonObject()
                          .add("triples", half.count)
                          .add("of", static_cast<long long>(population))
-                         .add("seed", static_cast<long long>(q.sample_seed))
+                         .add_raw("seed", std::to_string(q.sample_seed))
                          .add("half_width", ranking_json(half)));
 }
 
@@ -178,6 +178,8 @@ EvalReport evaluate(const Model& model, const EvalRequest& q, std::shared_ptr<Fa
   if (q.tie_break != "support" && q.tie_break != "none")
     throw std::invalid_argument("tie-break is support or none, got '" + q.tie_break + "'");
   if (!q.index.empty()) check_fact_index_kind(q.index);
+  if (q.sample > 0 && q.protocol != "ranking")
+    throw std::invalid_argument("a sample of the test set is for the ranking protocol only, not '" + q.protocol + "'");
   ScoreOptions scoring;
   scoring.index = q.index;
   scoring.facts = q.index.empty() ? std::move(facts) : nullptr;

@@ -127,6 +127,10 @@ TEST_CASE("train, eval, rules and prove on the bundled family KB") {
   CHECK(whole_json.find("\"sample\"") == std::string::npos);
   const Run negative = ntp("eval --model " + model + " --protocol ranking --test " + kFamily + "/test.nl --sample -1");
   CHECK(negative.status == 2);
+  const Run not_ranking = ntp("eval --model " + model + " --protocol countries --test " + kFamily +
+                              "/test.nl --regions r --truth t --sample 5");
+  CHECK(not_ranking.status == 2);
+  CHECK(not_ranking.err.find("for the ranking protocol only") != std::string::npos);
 
   const Run rules = ntp("rules --model " + model + " --min-confidence 0");
   REQUIRE(rules.status == 0);
