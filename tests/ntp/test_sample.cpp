@@ -29,7 +29,7 @@ TEST_CASE("sample_indices is uniform: each index drawn about count/population of
   for (std::uint64_t seed = 0; seed < 20000; ++seed)
     for (std::size_t i : ntp::sample_indices(10, 3, seed)) ++seen[i];
   REQUIRE(seen.size() == 10);
-  for (const auto& [index, times] : seen) CHECK_MESSAGE(std::abs(times - 6000) < 400, index);
+  for (const auto& drawn : seen) CHECK_MESSAGE(std::abs(drawn.second - 6000) < 400, drawn.first);
 }
 
 TEST_CASE("half_width_95: 1.96 sd / sqrt(n), corrected for drawing without replacement") {
