@@ -35,9 +35,11 @@
 #   FB15K237_RECIPE below, all cores, models at DIR/wn18rr.k1.seed*.model
 #   and DIR/fb15k237.k1.seed*.model. Only k = 1. wn18rr-complex and
 #   fb15k237-complex train and rank their ComplEx part alone (below), in
-#   minutes. --sample N ranks N test triples drawn at random (seed 0)
-#   instead of all of them, and the row's value gives each metric's 95%
-#   half-width (FB15k-237's whole test set takes hours with a proof model).
+#   minutes.
+# --sample N: the ranking sets (Nations, UMLS, Kinship, WN18RR, FB15k-237)
+# rank N test triples drawn at random (seed 0) instead of all of them, and
+# the row's value gives each metric's 95% half-width (FB15k-237's whole test
+# set takes hours with a proof model).
 # k = 0 is exhaustive NTP, k = 1 is NTP 2.0 with the nearest fact only (the
 # default recipe runs k = 1 unless --k says otherwise; per-set runs both).
 # Options after `--` are added to every `ntp train` (and override the recipe).
@@ -143,7 +145,7 @@ per_set_recipe() {
 # split seed 0), made on first use (the split is deterministic).
 countries_dev() {
   local set=$1 dev=$out/$1.dev
-  [[ -f $dev/train.nl ]] || tools/countries_dev.sh "${set#countries_s}" 0 "$dev" 2> /dev/null || return 1
+  [[ -f $dev/train.nl ]] || tools/countries_dev.sh "${set#countries_s}" 0 "$dev" 2> "$dev.log" || return 1
   echo "$dev"
 }
 
@@ -178,7 +180,10 @@ combine_on_dev() {
   local args rule value best=- best_value=-1 measured=()
   mapfile -t args < <(countries_args "$set" "$dev/dev.txt")
   for rule in mean max proof; do
-    value=$(first_metric "$tag.model" "$rule" "${args[@]}" 2> /dev/null) || return 0  # a plain model: no rule to choose
+    if ! value=$(first_metric "$tag.model" "$rule" "${args[@]}" 2> "$tag.eval.log"); then
+      grep -q "trained without it" "$tag.eval.log" && return 0  # a plain model: no rule to choose
+      return 1
+    fi
     measured+=("$rule $(printf '%.4f' "$value")")
     if awk -v v="$value" -v b="$best_value" 'BEGIN { exit !(v > b) }'; then best=$rule best_value=$value; fi
   done
@@ -206,7 +211,7 @@ run() {
       # auto); Countries' dev is carved out of its training file.
       if [[ $recipe_kind == defaults && $split == test && " ${extra[*]} " != *" --combine"[\ =]* ]]; then
         choice=$(combine_on_dev "$set" "$k" "$seed" "${extra[@]}") ||
-          { echo "reproduce.sh: choosing $set's combine rule on dev failed (see $tag.devchoice.log)" >&2; exit 1; }
+          { echo "reproduce.sh: choosing $set's combine rule on dev failed (see $out/$set.dev.log and $tag.devchoice.*log)" >&2; exit 1; }
         [[ -n $choice ]] && score_args=(--score "${choice%% *}")
       fi ;;
     nations|umls|kinship)
@@ -245,11 +250,10 @@ run() {
         --dev "$g/dev.tsv" --test "$g/test.tsv" --model "$tag.model" --k "$k" --seed "$seed" "${recipe[@]}" \
         "${extra[@]}" 2> "$tag.log"
       metric=mrr
-      eval_args=(--protocol ranking --test "$g/$split.tsv" "${score[@]}")
-      if [[ $sample != 0 ]]; then eval_args+=(--sample "$sample"); fi
-      ;;
+      eval_args=(--protocol ranking --test "$g/$split.tsv" "${score[@]}") ;;
     *) echo "reproduce.sh: unknown data set $set" >&2; exit 2 ;;
   esac
+  if [[ $sample != 0 && ${eval_args[1]} == ranking ]]; then eval_args+=(--sample "$sample"); fi
   local json proof_only=- max_rule=- seconds peak
   local eval_start=$SECONDS
   json=$("$ntp" eval --model "$tag.model" "${eval_args[@]}" "${score_args[@]}" --json 2> "$tag.eval.log" | tail -n 1)
