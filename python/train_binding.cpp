@@ -87,6 +87,18 @@ std::string option_text(const ntp::TrainOption& option, const py::handle& value,
     case ntp::OptionKind::Number:
       if (!is_number) throw refuse("a number");
       return py::repr(py::float_(py::reinterpret_borrow<py::object>(value)));
+    case ntp::OptionKind::Numbers: {  // a number, or a list or tuple of them to choose from
+      if (is_number) return py::repr(py::float_(py::reinterpret_borrow<py::object>(value)));
+      if (!PyList_Check(value.ptr()) && !PyTuple_Check(value.ptr())) throw refuse("a number or a list of numbers");
+      std::string joined;
+      for (const py::handle item : value) {
+        if (PyBool_Check(item.ptr()) || !(PyIndex_Check(item.ptr()) || PyFloat_Check(item.ptr())))
+          throw refuse("a number or a list of numbers");
+        joined += (joined.empty() ? "" : ",") + py::repr(py::float_(py::reinterpret_borrow<py::object>(item))).cast<std::string>();
+      }
+      if (joined.empty()) throw refuse("a number or a non-empty list of numbers");
+      return joined;
+    }
     case ntp::OptionKind::Name:
       if (!is_text) throw refuse("a str");
       return py::module_::import("os").attr("fspath")(value).cast<std::string>();
@@ -256,6 +268,8 @@ void bind_training(py::module_& m) {
       .def_readonly("checkpoint", &ntp::RunResult::checkpoint)
       .def_readonly("combine_choice", &ntp::RunResult::combine_choice,
                     "when the rule was chosen on dev (combine='dev', or 'auto' with dev facts): the rule chosen and each rule's dev metric ('' otherwise)")
+      .def_readonly("l2_choice", &ntp::RunResult::l2_choice,
+                    "when l2 was a list chosen from on dev facts: the value chosen and each value's dev metric ('' otherwise)")
       .def("__repr__", [](const ntp::RunResult& r) {
         return "RunResult(epochs_done=" + std::to_string(r.epochs_done) + (r.metric.empty() ? "" : ", best dev " +
                r.metric + " " + ntp::format_number(r.best_dev) + " after epoch " + std::to_string(r.best_epoch)) + ")";

@@ -11,8 +11,8 @@
 # default options: one recipe for all, chosen on the dev splits of all of them
 # together (docs/RESULTS.md, "One recipe"); options after `--` are the only
 # ones added; as `--combine auto` does for a run given dev facts, an NTPλ
-# Countries run's combine rule is chosen on dev (a second model trained
-# without the dev countries, combine_on_dev below) unless --combine is among
+# Countries run's L2 value and combine rule are chosen on dev (models trained
+# without the dev countries, choose_on_dev below) unless --combine is among
 # them. --recipe per-set runs the older per-data-set recipes, kept as a
 # comparison, chosen on dev splits only:
 # - Countries with batch 50, as plain NTP with the references' lr 0.001,
@@ -83,18 +83,20 @@ else data=../shared/datasets; fi
 OLD_DEFAULTS=(--lr 0.001 --l2 0.001 --negatives 2 --complex=false)
 # WN11's recipe, chosen on dev (docs/RESULTS.md), on the old defaults.
 WN11_RECIPE=("${OLD_DEFAULTS[@]}" --epochs 6 --lr 0.03 --mask pair --profile)
-# The large ranking benchmarks: the defaults, with the mean rule they were
-# measured with (the defaults' --combine auto would rank 500 dev facts three
-# times after training: about an hour on FB15k-237, estimated). WN18RR's 6
+# The large ranking benchmarks: the defaults, with the mean rule and the one
+# L2 value (1e-4) they were measured with (the defaults' --combine auto would
+# rank 500 dev facts three times after training: about an hour on
+# FB15k-237, estimated; their choice of L2 would train every model twice).
+# WN18RR's 6
 # epochs were chosen on its whole dev set among 2, 4 and 6 (docs/RESULTS.md);
 # FB15k-237's one epoch is what fits its time target, not chosen on dev.
-WN18RR_RECIPE=(--epochs 6 --combine mean --profile)
-FB15K237_RECIPE=(--epochs 1 --combine mean --profile)
+WN18RR_RECIPE=(--epochs 6 --combine mean --l2 0.0001 --profile)
+FB15K237_RECIPE=(--epochs 1 --combine mean --l2 0.0001 --profile)
 # Their ComplEx part alone (--only wn18rr-complex / fb15k237-complex): NTPλ's
 # ComplEx trained 1-vs-all in ComplEx-only epochs, no epoch with proofs, and
 # ranked by its ComplEx score (`ntp eval --score complex`): the rules stay
 # untrained. Chosen on WN18RR's dev.256.tsv (docs/RESULTS.md).
-COMPLEX_ONLY_RECIPE=(--combine mean --complex-loss all --complex-batch 100 --complex-candidates 4096 --constant-init 0.01
+COMPLEX_ONLY_RECIPE=(--combine mean --l2 0.0001 --complex-loss all --complex-batch 100 --complex-candidates 4096 --constant-init 0.01
                      --optimizer adagrad --lr 0.1 --profile)
 WN18RR_COMPLEX_RECIPE=(--complex-epochs 20 --epochs 20 "${COMPLEX_ONLY_RECIPE[@]}")
 FB15K237_COMPLEX_RECIPE=(--complex-epochs 10 --epochs 10 "${COMPLEX_ONLY_RECIPE[@]}")
@@ -165,29 +167,54 @@ countries_args() {
   printf '%s\n' --protocol countries --test "$2" --regions "$dir/regions.txt" --truth "$dir/countries.nl"
 }
 
-# combine_on_dev SET K SEED [options]: the defaults' NTPλ rule for a
-# Countries run, chosen on dev as `ntp train --combine auto` chooses it for
-# a run given dev facts. Countries' training file holds no dev facts, so a
-# model with the same options and seed is trained on the file minus the dev
-# countries (countries_dev) and the rule (mean, max or proof; the earlier
-# on a tie) with the best dev AUC-PR is kept. Prints "RULE (dev auc_pr:
-# mean X, max Y, proof Z)", or nothing for a plain model.
-combine_on_dev() {
-  local set=$1 k=$2 seed=$3 dev tag=$out/$1.k$2.seed$3.devchoice
+# l2_values [options]: the L2 values a Countries run chooses from on dev, as
+# `ntp train` does for a run given dev facts: those of the --l2 among the
+# options, else `ntp train`'s default (one value or several, comma-separated).
+l2_values() {
+  local given= prev=
+  for a in "$@"; do
+    [[ $prev == --l2 ]] && given=$a
+    [[ $a == --l2=* ]] && given=${a#--l2=}
+    prev=$a
+  done
+  if [[ -n $given ]]; then echo "$given"; return; fi
+  "$ntp" train --help | tr -s ' \n' ' ' | grep -o -- '--l2 arg .*' | grep -o '(default: [^)]*)' | head -n 1 |
+    sed -E 's/\(default: ([^)]*)\)/\1/'
+}
+
+# choose_on_dev SET K SEED [options]: the defaults' choices for a Countries
+# run, made on dev as `ntp train` makes them for a run given dev facts (the
+# L2 value when there are several, then the NTPλ combine rule). Countries'
+# training file holds no dev facts, so for each L2 value a model with the
+# same options and seed is trained on the file minus the dev countries
+# (countries_dev), each rule (mean, max or proof) is measured on them, and
+# the best pair is kept (the earlier value, then the earlier rule, on a
+# tie). Prints "L2 RULE (dev auc_pr: l2 V: mean X, max Y, proof Z; ...)";
+# RULE is - for a plain model.
+choose_on_dev() {
+  local set=$1 k=$2 seed=$3 dev values l2 tag
   shift 3
   dev=$(countries_dev "$set") || return 1
-  train_countries "$set" "$k" "$seed" "$dev/train.nl" "$tag" "$@" || return 1
-  local args rule value best=- best_value=-1 measured=()
+  values=$(l2_values "$@")
+  local args rule value best_l2= best=- best_value=-1 measured=() per_l2
   mapfile -t args < <(countries_args "$set" "$dev/dev.txt")
-  for rule in mean max proof; do
-    if ! value=$(first_metric "$tag.model" "$rule" "${args[@]}" 2> "$tag.eval.log"); then
-      grep -q "trained without it" "$tag.eval.log" && return 0  # a plain model: no rule to choose
-      return 1
-    fi
-    measured+=("$rule $(printf '%.4f' "$value")")
-    if awk -v v="$value" -v b="$best_value" 'BEGIN { exit !(v > b) }'; then best=$rule best_value=$value; fi
+  for l2 in ${values//,/ }; do
+    tag=$out/$set.k$k.seed$seed.devchoice.l2-$l2
+    train_countries "$set" "$k" "$seed" "$dev/train.nl" "$tag" "$@" --l2 "$l2" || return 1
+    per_l2=()
+    for rule in mean max proof; do
+      if ! value=$(first_metric "$tag.model" "$rule" "${args[@]}" 2> "$tag.eval.log"); then
+        grep -q "trained without it" "$tag.eval.log" || return 1
+        rule=-  # a plain model: no rule to choose
+        value=$(first_metric "$tag.model" model "${args[@]}" 2> "$tag.eval.log") || return 1
+      fi
+      per_l2+=("$rule $(printf '%.4f' "$value")")
+      if awk -v v="$value" -v b="$best_value" 'BEGIN { exit !(v > b) }'; then best_l2=$l2 best=$rule best_value=$value; fi
+      [[ $rule == - ]] && break
+    done
+    measured+=("l2 $l2: $(IFS=,; echo "${per_l2[*]}" | sed 's/,/, /g')")
   done
-  echo "$best (dev auc_pr: $(IFS=,; echo "${measured[*]}" | sed 's/,/, /g'))"
+  echo "$best_l2 $best (dev auc_pr: $(IFS=';'; echo "${measured[*]}" | sed 's/;/; /g'))"
 }
 
 # run SET K SEED: trains, evaluates, prints a table row.
@@ -204,16 +231,21 @@ run() {
         dev=$(countries_dev "$set")
         train=$dev/train.nl countries=$dev/dev.txt
       fi
-      train_countries "$set" "$k" "$seed" "$train" "$tag" "${recipe[@]}" "${extra[@]}"
-      metric=auc_pr
-      mapfile -t eval_args < <(countries_args "$set" "$countries")
-      # The defaults choose an NTPλ model's combine rule on dev (--combine
-      # auto); Countries' dev is carved out of its training file.
+      # The defaults choose on dev what `ntp train` chooses for a run given
+      # dev facts (the L2 value among several, an NTPλ model's combine rule);
+      # Countries' dev is carved out of its training file.
+      local chosen=()
       if [[ $recipe_kind == defaults && $split == test && " ${extra[*]} " != *" --combine"[\ =]* ]]; then
-        choice=$(combine_on_dev "$set" "$k" "$seed" "${extra[@]}") ||
-          { echo "reproduce.sh: choosing $set's combine rule on dev failed (see $out/$set.dev.log and $tag.devchoice.*log)" >&2; exit 1; }
-        [[ -n $choice ]] && score_args=(--score "${choice%% *}")
-      fi ;;
+        choice=$(choose_on_dev "$set" "$k" "$seed" "${extra[@]}") ||
+          { echo "reproduce.sh: choosing $set's settings on dev failed (see $out/$set.dev.log and $tag.devchoice.*log)" >&2; exit 1; }
+        [[ $(l2_values "${extra[@]}") == *,* ]] && chosen=(--l2 "${choice%% *}")
+        local rule=${choice#* }
+        rule=${rule%% *}
+        [[ $rule != - ]] && score_args=(--score "$rule")
+      fi
+      train_countries "$set" "$k" "$seed" "$train" "$tag" "${recipe[@]}" "${extra[@]}" "${chosen[@]}"
+      metric=auc_pr
+      mapfile -t eval_args < <(countries_args "$set" "$countries") ;;
     nations|umls|kinship)
       /usr/bin/time -v -o "$tag.time" "$ntp" train --train "$dir/train.nl" --templates "$dir/$set.nlt" --dev "$dir/dev.nl" \
         --test "$dir/test.nl" --model "$tag.model" --k "$k" --epochs "$epochs" --seed "$seed" --threads 1 --quiet \
@@ -270,7 +302,7 @@ run() {
   fi
   seconds=$(field "$tag.time" "Elapsed \(wall clock\)" | awk -F: '{ if (NF == 3) print $1*3600+$2*60+$3; else print $1*60+$2 }')
   peak=$(( $(field "$tag.time" "Maximum resident set size") / 1024 ))
-  echo "| $set | $k | $seed | ${recipe[*]} ${extra[*]}${choice:+ combine chosen on dev: $choice} | $metric | $json | $proof_only | $max_rule | $seconds | $(awk -v s="$seconds" -v e="$run_epochs" 'BEGIN { printf "%.2f", s / e }') | $eval_seconds | $peak | $recall |"
+  echo "| $set | $k | $seed | ${recipe[*]} ${extra[*]}${choice:+ chosen on dev (L2, rule): $choice} | $metric | $json | $proof_only | $max_rule | $seconds | $(awk -v s="$seconds" -v e="$run_epochs" 'BEGIN { printf "%.2f", s / e }') | $eval_seconds | $peak | $recall |"
 }
 
 echo "| data set | k | seed | options | metric | value | proof only | max rule | train s | s/epoch | eval s | peak MiB | recall@1 |"

@@ -11,6 +11,8 @@
 #include <climits>
 #include <cstdlib>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 namespace ntp {
 
@@ -47,6 +49,23 @@ double read_number(const std::string& value) {
   return v;
 }
 
+// "1e-4" or "1e-4,1e-3": one number or several, comma-separated.
+std::vector<double> read_numbers(const std::string& value) {
+  std::vector<double> numbers;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = value.find(',', start);
+    const std::string one = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    try {
+      numbers.push_back(read_number(one));
+    } catch (const std::invalid_argument&) {
+      throw std::invalid_argument("is a number or several separated by commas, got '" + value + "'");
+    }
+    if (comma == std::string::npos) return numbers;
+    start = comma + 1;
+  }
+}
+
 bool read_bool(const std::string& value) {
   if (value != "true" && value != "false") throw std::invalid_argument("is true or false, got '" + value + "'");
   return value == "true";
@@ -72,6 +91,22 @@ void set_combine(TrainSettings& s, const std::string& v) {
   else if (v == "dev") s.run.combine_from = CombineFrom::Dev;
   else if (combine_from_name(v, &s.model.prover.combine)) s.run.combine_from = CombineFrom::Given;
   else throw std::invalid_argument("is max, mean, proof, dev or auto, got '" + v + "'");
+}
+
+// --l2: one value (TrainOptions::l2) or several to choose from on dev
+// (RunOptions::l2_choices).
+std::string l2_text(const TrainSettings& s) {
+  if (s.run.l2_choices.size() < 2) return text(s.train.l2);
+  std::string joined;
+  for (double v : s.run.l2_choices) joined += (joined.empty() ? "" : ",") + text(v);
+  return joined;
+}
+
+void set_l2(TrainSettings& s, const std::string& v) {
+  std::vector<double> values = read_numbers(v);
+  s.train.l2 = values.front();
+  s.run.l2_choices.clear();
+  if (values.size() > 1) s.run.l2_choices = std::move(values);
 }
 
 // The model a run trains (ModelOptions).
@@ -169,8 +204,11 @@ void add_learning_settings(std::vector<TrainOption>& t) {
                [](S& s, V v) { s.train.batch = read_int(v); }});
   t.push_back({"lr", OptionKind::Number, "learning rate", [](const S& s) { return text(s.train.learning_rate); },
                [](S& s, V v) { s.train.learning_rate = read_number(v); }});
-  t.push_back({"l2", OptionKind::Number, "L2 regularisation (each step, on the embeddings it touched)",
-               [](const S& s) { return text(s.train.l2); }, [](S& s, V v) { s.train.l2 = read_number(v); }});
+  t.push_back({"l2", OptionKind::Numbers,
+               "L2 regularisation (each step, on the embeddings it touched); several values (1e-4,1e-3) train "
+               "one model each and keep the best on at most 500 dev facts (needs --dev to choose; without it "
+               "the first value)",
+               l2_text, set_l2});
   t.push_back({"l2-predicates", OptionKind::Number,
                "L2 on the predicate table's rows (relations, free rule slots) instead of --l2 (-1 = --l2's)",
                [](const S& s) { return text(s.train.l2_predicates); },

@@ -27,10 +27,11 @@ struct TrainSettings {
 // The value a setting takes, as text:
 //   Integer  "100" (the seed: up to 2^64 - 1)
 //   Number   "0.01", "1e-4"
+//   Numbers  "1e-4", or several to choose from on dev: "1e-4,1e-3"
 //   Name     "adam", "pair", a file name
 //   Switch   "true" or "false": a setting that is on by default (complex)
 //   Flag     "true" or "false": off unless given (a command line gives it bare)
-enum class OptionKind { Integer, Number, Name, Switch, Flag };
+enum class OptionKind { Integer, Number, Numbers, Name, Switch, Flag };
 
 struct TrainOption {
   const char* name;  // words joined by '-': "k-rules", "recall-every"

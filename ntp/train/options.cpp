@@ -4,6 +4,7 @@
 
 #include "autodiff/optim.h"
 #include "ntp/kb/limits.h"
+#include "ntp/kb/text.h"
 
 #include <sstream>
 #include <stdexcept>
@@ -85,6 +86,13 @@ bool keep_from_name(const std::string& name, Keep* keep) {
 void check_options(const RunOptions& o) {
   if (o.model_path.empty()) throw std::invalid_argument("no model path to write the trained model to");
   require(o.eval_every >= 0, "the epochs between dev metrics", ">= 0 (0 = never)", o.eval_every);
+  for (std::size_t i = 0; i < o.l2_choices.size(); ++i) {
+    require(o.l2_choices[i] >= 0, "each L2 coefficient to choose from", ">= 0", o.l2_choices[i]);
+    for (std::size_t j = 0; j < i; ++j)
+      if (o.l2_choices[j] == o.l2_choices[i])
+        throw std::invalid_argument("the L2 coefficients to choose from must differ; " + format_number(o.l2_choices[i]) +
+                                    " is given twice");
+  }
 }
 
 }  // namespace ntp

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ntp {
 
@@ -183,6 +184,17 @@ struct RunOptions {
   std::string log_path;    // one JSON object per epoch ("" = no log); appended to when resuming
   bool resume = false;     // continue from the checkpoint (its settings must match)
   CombineFrom combine_from = CombineFrom::Auto;
+  // Two or more L2 coefficients to choose from on dev (TrainOptions::l2 is
+  // then ignored): one run per value, the same seed, each written to
+  // l2_candidate_path(model_path, value) with its own checkpoint; the one
+  // whose kept model scores best on at most 500 dev atoms (dev_metric.h, with
+  // its combine rule) becomes model_path. Without dev atoms, the first value
+  // alone. One value, or none: TrainOptions::l2, no choice. The default
+  // pair because no one value suits the small benchmarks: Nations wants its
+  // embeddings regularised 10x harder than Countries S3 and Kinship can take
+  // (docs/RESULTS.md, "The defaults"); it doubles the training time of a run
+  // given dev facts.
+  std::vector<double> l2_choices{1e-4, 1e-3};
   // May be raised at any time (by a signal handler): the run finishes its
   // step, writes the checkpoint and returns. Null: the run is never stopped.
   const std::atomic<bool>* stop = nullptr;
@@ -198,6 +210,7 @@ struct RunResult {
   int best_epoch = 0;
   std::string checkpoint;  // its path
   std::string combine_choice;  // when chosen on dev: the rule chosen and each rule's dev metric
+  std::string l2_choice;       // when chosen on dev: the value chosen and each value's dev metric
 };
 
 }  // namespace ntp

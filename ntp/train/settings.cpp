@@ -91,6 +91,12 @@ std::string training_settings(const TrainingData& data, const ModelOptions& m, c
   return s.str();
 }
 
+std::string setting_value(const std::string& settings, const std::string& name) {
+  for (const auto& [n, v] : settings_lines(settings))
+    if (n == name) return v;
+  return "";
+}
+
 void check_same_settings(const std::string& now, const std::string& saved, const std::string& checkpoint) {
   std::string differences;
   const auto before = settings_lines(saved), after = settings_lines(now);

@@ -16,6 +16,9 @@ namespace ntp {
 std::string training_settings(const TrainingData& data, const ModelOptions& model, const TrainOptions& train,
                               const RunOptions& run);
 
+// The value of setting `name` in `settings` ("" when it is not there).
+std::string setting_value(const std::string& settings, const std::string& name);
+
 // Throws std::invalid_argument naming every setting of `now` that differs
 // from `saved`, the settings of the checkpoint at `checkpoint`.
 void check_same_settings(const std::string& now, const std::string& saved, const std::string& checkpoint);

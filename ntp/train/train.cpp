@@ -13,6 +13,7 @@
 #include "ntp/kb/text.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <ostream>
 #include <stdexcept>
@@ -122,10 +123,8 @@ std::string choose_kept_combine(const TrainingData& data, const RunOptions& run,
   return describe(choice, dev_metric_name(data));
 }
 
-}  // namespace
-
-RunResult train(const TrainingData& data, const ModelOptions& model_options, const TrainOptions& options,
-                const RunOptions& run, std::ostream* progress) {
+RunResult train_one(const TrainingData& data, const ModelOptions& model_options, const TrainOptions& options,
+                    const RunOptions& run, std::ostream* progress) {
   check_options(model_options);
   check_options(options);
   check_options(run);
@@ -153,6 +152,93 @@ RunResult train(const TrainingData& data, const ModelOptions& model_options, con
   result.best_dev = c.best_dev;
   result.best_epoch = c.best_epoch;
   return result;
+}
+
+std::string fixed4(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4f", v);
+  return text;
+}
+
+void remove_run_files(const std::string& model_path) {
+  std::remove(model_path.c_str());
+  std::remove(checkpoint_path(model_path).c_str());
+}
+
+void move_run_files(const std::string& from, const std::string& to) {
+  for (const auto& [a, b] : {std::pair{from, to}, std::pair{checkpoint_path(from), checkpoint_path(to)}})
+    if (std::rename(a.c_str(), b.c_str()) != 0) throw std::runtime_error(a + ": cannot move it to " + b);
+}
+
+// A run with TrainOptions::l2 = `l2` and no choice.
+RunResult train_with_l2(const TrainingData& data, const ModelOptions& model_options, const TrainOptions& options,
+                        const RunOptions& run, double l2, std::ostream* progress) {
+  TrainOptions one = options;
+  one.l2 = l2;
+  RunOptions one_run = run;
+  one_run.l2_choices.clear();
+  return train_one(data, model_options, one, one_run, progress);
+}
+
+// One run per L2 value, the best on dev kept (train.h). Each candidate is
+// measured the same way, on the model its run keeps (its best epoch with
+// --keep best and --eval-every) under the combine rule that run chose.
+RunResult train_choosing_l2(const TrainingData& data, const ModelOptions& model_options, const TrainOptions& options,
+                            const RunOptions& run, std::ostream* progress) {
+  const std::vector<double>& values = run.l2_choices;
+  std::vector<double> dev(values.size(), -1);
+  std::vector<RunResult> results(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    RunOptions one_run = run;
+    one_run.model_path = l2_candidate_path(run.model_path, values[i]);
+    if (!run.log_path.empty()) one_run.log_path = l2_candidate_path(run.log_path, values[i]);
+    one_run.resume = run.resume && std::ifstream(checkpoint_path(one_run.model_path)).good();
+    if (progress) *progress << "L2 " << format_number(values[i]) << " (" << i + 1 << " of " << values.size() << ")\n";
+    results[i] = train_with_l2(data, model_options, options, one_run, values[i], progress);
+    if (!results[i].finished) return results[i];
+    dev[i] = dev_metric(load_model(one_run.model_path), data, {}, kCombineChoiceDevAtoms);
+    if (progress) *progress << "L2 " << format_number(values[i]) << ": dev " << dev_metric_name(data) << " " << fixed4(dev[i]) << "\n";
+  }
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < values.size(); ++i)
+    if (dev[i] > dev[best]) best = i;  // the earlier value on a tie
+  std::string choice = format_number(values[best]) + " (dev " + dev_metric_name(data) + " on " +
+                       std::to_string(dev_atoms_measured(data, kCombineChoiceDevAtoms)) + " atoms:";
+  for (std::size_t i = 0; i < values.size(); ++i)
+    choice += std::string(i ? "," : "") + " " + format_number(values[i]) + " " + fixed4(dev[i]);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (i != best) remove_run_files(l2_candidate_path(run.model_path, values[i]));
+  move_run_files(l2_candidate_path(run.model_path, values[best]), run.model_path);
+  RunResult result = results[best];
+  result.checkpoint = checkpoint_path(run.model_path);
+  result.l2_choice = choice + ")";
+  return result;
+}
+
+}  // namespace
+
+std::string l2_candidate_path(const std::string& model_path, double l2) {
+  return model_path + ".l2-" + format_number(l2);
+}
+
+RunResult train(const TrainingData& data, const ModelOptions& model_options, const TrainOptions& options,
+                const RunOptions& run, std::ostream* progress) {
+  check_options(run);
+  const std::vector<double>& values = run.l2_choices;
+  if (values.size() < 2) return train_one(data, model_options, options, run, progress);
+  if (dev_metric_name(data).empty()) return train_with_l2(data, model_options, options, run, values.front(), progress);
+  bool started = false;  // a choice under way: some candidate has its checkpoint
+  for (double v : values) started = started || std::ifstream(checkpoint_path(l2_candidate_path(run.model_path, v))).good();
+  if (!run.resume || started) return train_choosing_l2(data, model_options, options, run, progress);
+  // Resuming a finished choice continues the run it chose, if its value is
+  // among those given (else the first value, refused as any other setting).
+  double chosen = values.front();
+  if (std::ifstream(checkpoint_path(run.model_path))) {
+    const std::string saved = setting_value(load_checkpoint(checkpoint_path(run.model_path)).settings, "l2");
+    for (double v : values)
+      if (!saved.empty() && std::strtod(saved.c_str(), nullptr) == v) chosen = v;
+  }
+  return train_with_l2(data, model_options, options, run, chosen, progress);
 }
 
 }  // namespace ntp

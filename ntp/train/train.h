@@ -16,6 +16,7 @@
 #include "ntp/train/training_data.h"
 
 #include <iosfwd>
+#include <string>
 
 namespace ntp {
 
@@ -27,7 +28,17 @@ namespace ntp {
 // checkpoint's, naming them; std::runtime_error when a file cannot be read or
 // written; NonFiniteError (non_finite_error.h) when the loss or an embedding
 // stops being finite, leaving the files of the last complete epoch.
+//
+// With several RunOptions::l2_choices and dev atoms, one such run per value,
+// each to l2_candidate_path(run.model_path, value) and its checkpoint (and
+// log, l2_candidate_path(run.log_path, value)), in
+// order (a resumed choice resumes each from its own checkpoint); the best on
+// dev becomes run.model_path and its checkpoint, the others' files are
+// removed, and the result is the chosen run's with l2_choice set.
 RunResult train(const TrainingData& data, const ModelOptions& model, const TrainOptions& options, const RunOptions& run,
                 std::ostream* progress);
+
+// Where a choice of L2 trains its candidate for `l2`: "M.l2-0.001".
+std::string l2_candidate_path(const std::string& model_path, double l2);
 
 }  // namespace ntp

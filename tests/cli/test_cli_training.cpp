@@ -14,9 +14,10 @@
 
 namespace {
 
-// The options every run below shares: the family KB, small and one thread.
+// The options every run below shares: the family KB, small and one thread,
+// one L2 value (so no choice between runs: see the last test).
 const std::string kTrain = "train --train " + kFamily + "/train.nl --templates " + kFamily + "/family.nlt --dev " +
-                           kFamily + "/dev.nl --dim 10 --seed 1 --threads 1 --lr 0.05 --quiet";
+                           kFamily + "/dev.nl --dim 10 --seed 1 --threads 1 --lr 0.05 --l2 0.0001 --quiet";
 
 // kTrain with the progress lines.
 std::string loud(const std::string& options) { return std::string(options).replace(options.find(" --quiet"), 8, ""); }
@@ -141,4 +142,41 @@ TEST_CASE("SIGINT finishes the step, writes a checkpoint and says how to resume;
   const Run straight = ntp(kTrain + epochs + " --keep last --model " + model("straight"));
   REQUIRE(straight.status == 0);
   CHECK(slurp(m) == slurp(model("straight")));
+}
+
+TEST_CASE("--l2 with several values trains one model each and keeps the best on dev; --resume continues it") {
+  const std::string choose = std::string(kTrain).replace(kTrain.find("--l2 0.0001"), 11, "--l2 0.0001,0.001");
+  const Run chosen = ntp(loud(choose) + " --epochs 2 --log " + kWork + "/choice.log --model " + model("choice"));
+  REQUIRE_MESSAGE(chosen.status == 0, chosen.err);
+  CHECK(chosen.err.find("L2 0.0001 (1 of 2)") != std::string::npos);
+  CHECK(chosen.err.find("L2 0.001 (2 of 2)") != std::string::npos);
+  const std::size_t at = chosen.err.find("L2 chosen on dev: ");
+  REQUIRE(at != std::string::npos);
+  const std::string value = chosen.err.substr(at + 18, chosen.err.find(' ', at + 18) - at - 18);
+  CHECK((value == "0.0001" || value == "0.001"));
+  CHECK(chosen.err.find("(dev mrr on 33 atoms: 0.0001 0.", at) != std::string::npos);
+  for (const char* v : {"0.0001", "0.001"}) {
+    CHECK(!std::ifstream(model("choice") + ".l2-" + v).good());  // the candidates' files are gone
+    CHECK(lines(slurp(kWork + "/choice.log.l2-" + v)) == 2);      // each candidate's own log
+  }
+  // The chosen model is that value's run alone; resuming continues it.
+  const Run alone = ntp(std::string(kTrain).replace(kTrain.find("--l2 0.0001"), 11, "--l2 " + value) +
+                        " --epochs 3 --model " + model("alone"));
+  REQUIRE(alone.status == 0);
+  const Run more = ntp(loud(choose) + " --epochs 3 --resume --model " + model("choice"));
+  REQUIRE_MESSAGE(more.status == 0, more.err);
+  CHECK(more.err.find("resuming from " + model("choice") + ".ckpt after epoch 2") != std::string::npos);
+  CHECK(more.err.find("L2 chosen on dev") == std::string::npos);
+  CHECK(slurp(model("choice")) == slurp(model("alone")));
+  // Without dev facts there is nothing to choose on: the first value alone.
+  const std::string dev = " --dev " + kFamily + "/dev.nl";
+  const std::string no_dev = std::string(choose).replace(choose.find(dev), dev.size(), "");
+  REQUIRE(no_dev.find("--dev") == std::string::npos);
+  const Run first = ntp(loud(no_dev) + " --epochs 1 --model " + model("first"));
+  REQUIRE_MESSAGE(first.status == 0, first.err);
+  CHECK(first.err.find("L2 chosen") == std::string::npos);
+  CHECK(first.err.find("(1 of 2)") == std::string::npos);
+  const Run bad = ntp(std::string(kTrain).replace(kTrain.find("--l2 0.0001"), 11, "--l2 0.0001,") + " --model " + model("never"));
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("--l2 is a number or several separated by commas, got '0.0001,'") != std::string::npos);
 }

@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -130,4 +131,31 @@ TEST_CASE("bad options are named as the front end spells them") {
   ntp::TrainSettings odd;
   odd.run.model_path = "m.ntp";
   CHECK(message_of(odd, {{"dim", "3"}}, false, OptionSpelling::Keyword).find("even for ComplEx") != std::string::npos);
+}
+
+TEST_CASE("--l2 takes one number, or several to choose from on dev") {
+  using ntp::OptionSpelling;
+  ntp::TrainSettings s;
+  s.run.model_path = "m.ntp";
+  ntp::apply_train_options(s, {{"l2", "0.001"}}, false, OptionSpelling::CommandLine);
+  CHECK(s.train.l2 == 0.001);
+  CHECK(s.run.l2_choices.empty());
+  ntp::apply_train_options(s, {{"l2", "1e-4,1e-3,0.01"}}, true, OptionSpelling::CommandLine);
+  CHECK(s.run.l2_choices == std::vector<double>{1e-4, 1e-3, 0.01});
+  CHECK(ntp::find_train_option("l2")->get(s) == "0.0001,0.001,0.01");
+  ntp::apply_train_options(s, {{"l2", "0.5"}}, true, OptionSpelling::CommandLine);  // one value again: no choice
+  CHECK(s.run.l2_choices.empty());
+  CHECK(s.train.l2 == 0.5);
+  for (const char* bad : {"1e-4,", ",1e-4", "1e-4,,1e-3", "1e-4;1e-3", "1e-4, 1e-3"}) {
+    ntp::TrainSettings f;
+    f.run.model_path = "m.ntp";
+    CHECK(message_of(f, {{"l2", bad}}, true, OptionSpelling::CommandLine) ==
+          std::string("--l2 is a number or several separated by commas, got '") + bad + "'");
+  }
+  ntp::TrainSettings f;
+  f.run.model_path = "m.ntp";
+  CHECK(message_of(f, {{"l2", "1e-4,-1"}}, true, OptionSpelling::Keyword) ==
+        "each L2 coefficient to choose from must be >= 0, got -1");
+  CHECK(message_of(f, {{"l2", "0.001,1e-3"}}, true, OptionSpelling::Keyword) ==
+        "the L2 coefficients to choose from must differ; 0.001 is given twice");
 }

@@ -13,10 +13,12 @@
 #include <doctest/doctest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 namespace {
 
@@ -246,4 +248,108 @@ TEST_CASE("--combine dev: the run keeps the rule that ranks its dev facts best, 
   CHECK(chosen_again.combine_choice == result.combine_choice);  // the same run as the Dev one above
   std::remove(run.model_path.c_str());
   std::remove(ntp::checkpoint_path(run.model_path).c_str());
+}
+
+namespace {
+
+// small_data() with s(b_i, a_i), i = 10..12, held out as dev atoms.
+ntp::TrainingData small_data_with_dev() {
+  std::ostringstream facts;
+  for (int i = 1; i <= 12; ++i) facts << "r(a" << i << ",b" << i << ").\n" << (i < 10 ? "s(b" : "% s(b") << i << ",a" << i << ").\n";
+  ntp::TrainingData data = ntp::training_data_from_text(facts.str(), "2  #1(X, Y) :- #2(Y, X).\n");
+  for (int i = 10; i <= 12; ++i)
+    data.dev.push_back({data.kb.predicates.find("s"), {data.kb.constants.find("b" + std::to_string(i)),
+                                                       data.kb.constants.find("a" + std::to_string(i))}});
+  return data;
+}
+
+void remove_model_files(const std::string& path) {
+  std::remove(path.c_str());
+  std::remove(ntp::checkpoint_path(path).c_str());
+}
+
+}  // namespace
+
+TEST_CASE("several L2 values: one run each, the best on dev kept byte for byte, the others' files removed") {
+  omp_set_num_threads(1);
+  const ntp::TrainingData data = small_data_with_dev();
+  const std::vector<double> values{1e-4, 0.05, 0.3};
+  const std::string dir = std::string(NTP_BINARY_DIR) + "/";
+
+  // Each value trained alone, and its dev metric as the choice measures it.
+  std::vector<std::string> alone;
+  std::vector<double> dev;
+  for (double v : values) {
+    ntp::TrainOptions t = options(4);
+    t.l2 = v;
+    ntp::RunOptions run;
+    run.model_path = dir + "l2_alone.ntp";
+    run.l2_choices.clear();
+    REQUIRE(ntp::train(data, small_model_options(), t, run, nullptr).finished);
+    const ntp::Model m = ntp::load_model(run.model_path);
+    alone.push_back(bytes_of(m));
+    dev.push_back(ntp::dev_metric(m, data, {}, 500));
+    remove_model_files(run.model_path);
+  }
+  const std::size_t best = static_cast<std::size_t>(std::max_element(dev.begin(), dev.end()) - dev.begin());
+  CHECK(alone[0] != alone[1]);  // the values make different models
+
+  ntp::RunOptions run;
+  run.model_path = dir + "l2_choice.ntp";
+  run.l2_choices = values;
+  const ntp::RunResult chosen = ntp::train(data, small_model_options(), options(4), run, nullptr);
+  REQUIRE(chosen.finished);
+  MESSAGE(chosen.l2_choice);
+  CHECK(bytes_of(ntp::load_model(run.model_path)) == alone[best]);
+  CHECK(chosen.l2_choice.rfind(ntp::format_number(values[best]) + " (dev mrr on 3 atoms:", 0) == 0);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    char text[48];
+    std::snprintf(text, sizeof text, "%s %.4f", ntp::format_number(values[i]).c_str(), dev[i]);
+    CHECK(chosen.l2_choice.find(text) != std::string::npos);
+    CHECK(!std::ifstream(ntp::l2_candidate_path(run.model_path, values[i])));
+    CHECK(!std::ifstream(ntp::checkpoint_path(ntp::l2_candidate_path(run.model_path, values[i]))));
+  }
+  CHECK(std::ifstream(ntp::checkpoint_path(run.model_path)).good());
+  // Resuming a finished choice continues the run it chose: 4 + 2 epochs are
+  // that value's 6 epochs alone.
+  ntp::TrainOptions six = options(6);
+  six.l2 = values[best];
+  ntp::RunOptions alone_run;
+  alone_run.model_path = dir + "l2_alone.ntp";
+  alone_run.l2_choices.clear();
+  ntp::train(data, small_model_options(), six, alone_run, nullptr);
+  run.resume = true;
+  const ntp::RunResult more = ntp::train(data, small_model_options(), options(6), run, nullptr);
+  CHECK(more.epochs_done == 6);
+  CHECK(more.l2_choice.empty());
+  CHECK(bytes_of(ntp::load_model(run.model_path)) == bytes_of(ntp::load_model(alone_run.model_path)));
+  remove_model_files(alone_run.model_path);
+  remove_model_files(run.model_path);
+
+  // Stopped inside the first candidate and resumed: the same choice and model.
+  const std::atomic<bool> stop{true};
+  run.resume = false;
+  run.stop = &stop;
+  CHECK(!ntp::train(data, small_model_options(), options(4), run, nullptr).finished);
+  CHECK(std::ifstream(ntp::checkpoint_path(ntp::l2_candidate_path(run.model_path, values[0]))).good());
+  run.stop = nullptr;
+  run.resume = true;
+  const ntp::RunResult resumed = ntp::train(data, small_model_options(), options(4), run, nullptr);
+  CHECK(resumed.l2_choice == chosen.l2_choice);
+  CHECK(bytes_of(ntp::load_model(run.model_path)) == alone[best]);
+  remove_model_files(run.model_path);
+
+  // Without dev atoms there is nothing to choose on: the first value alone.
+  ntp::TrainingData no_dev = data;
+  no_dev.dev.clear();
+  ntp::TrainOptions first = options(4);
+  first.l2 = values[0];
+  run.resume = false;
+  const ntp::RunResult plain = ntp::train(no_dev, small_model_options(), options(4), run, nullptr);
+  CHECK(plain.l2_choice.empty());
+  const std::string without_dev = bytes_of(ntp::load_model(run.model_path));
+  run.l2_choices.clear();
+  ntp::train(no_dev, small_model_options(), first, run, nullptr);
+  CHECK(bytes_of(ntp::load_model(run.model_path)) == without_dev);
+  remove_model_files(run.model_path);
 }

@@ -224,6 +224,19 @@ class Training(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "reformulator is none, linear or attentive, got 'bilinear'"):
             ntp.train_from_text(facts, reformulator="bilinear")
 
+    def test_l2_chosen_on_dev_from_a_list(self):
+        model = os.path.join(Work.folder, "l2-choice.ntp")
+        r = ntp.train(family("train.nl"), family("family.nlt"), dev=family("dev.nl"), model=model, dim=4, epochs=1,
+                      l2=[1e-4, 1e-3], threads=1, quiet=True)
+        self.assertRegex(r.training.l2_choice, r"^0\.00?1 \(dev mrr on 33 atoms: 0\.0001 0\.\d{4}, 0\.001 0\.\d{4}\)$")
+        self.assertEqual(sorted(f for f in os.listdir(Work.folder) if f.startswith("l2-choice")),
+                         ["l2-choice.ntp", "l2-choice.ntp.ckpt"])
+        self.assertEqual(ntp.train_from_text("p(a, b).\n", dim=4, epochs=1, l2=0.5, quiet=True).training.l2_choice, "")
+        with self.assertRaisesRegex(TypeError, "l2 takes a number or a list of numbers, got list"):
+            ntp.train_from_text("p(a, b).\n", l2=[1e-4, "x"])
+        with self.assertRaisesRegex(TypeError, "l2 takes a number or a non-empty list of numbers, got tuple"):
+            ntp.train_from_text("p(a, b).\n", l2=())
+
     def test_options_are_the_command_lines(self):
         names = list(ntp.train_options())
         self.assertEqual(names[:4], ["dim", "depth", "k", "k_rules"])

@@ -227,6 +227,7 @@ int report_training(const ntp::RunResult& result, const ntp::RunOptions& run, in
   if (result.best_epoch > 0)
     std::fprintf(stderr, "best dev %s %.4f after epoch %d\n", result.metric.c_str(), result.best_dev, result.best_epoch);
   if (!result.combine_choice.empty()) std::cerr << "combine rule chosen on dev: " << result.combine_choice << "\n";
+  if (!result.l2_choice.empty()) std::cerr << "L2 chosen on dev: " << result.l2_choice << "\n";
   std::cerr << "model written to " << run.model_path
             << (result.best_epoch > 0 && run.keep == ntp::Keep::Best ? " (the best on dev)" : "") << "\n";
   return 0;
