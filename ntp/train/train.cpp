@@ -12,6 +12,7 @@
 #include "ntp/kb/build_info.h"
 #include "ntp/kb/text.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -170,6 +171,16 @@ void move_run_files(const std::string& from, const std::string& to) {
     if (std::rename(a.c_str(), b.c_str()) != 0) throw std::runtime_error(a + ": cannot move it to " + b);
 }
 
+// "0.001 (dev mrr on 199 atoms: 0.0001 0.6927, 0.001 0.7900)".
+std::string describe_l2_choice(const std::vector<double>& values, const std::vector<double>& dev, std::size_t best,
+                               const TrainingData& data) {
+  std::string text = format_number(values[best]) + " (dev " + dev_metric_name(data) + " on " +
+                     std::to_string(dev_atoms_measured(data, kCombineChoiceDevAtoms)) + " atoms:";
+  for (std::size_t i = 0; i < values.size(); ++i)
+    text += std::string(i ? "," : "") + " " + format_number(values[i]) + " " + fixed4(dev[i]);
+  return text + ")";
+}
+
 // A run with TrainOptions::l2 = `l2` and no choice.
 RunResult train_with_l2(const TrainingData& data, const ModelOptions& model_options, const TrainOptions& options,
                         const RunOptions& run, double l2, std::ostream* progress) {
@@ -199,19 +210,13 @@ RunResult train_choosing_l2(const TrainingData& data, const ModelOptions& model_
     dev[i] = dev_metric(load_model(one_run.model_path), data, {}, kCombineChoiceDevAtoms);
     if (progress) *progress << "L2 " << format_number(values[i]) << ": dev " << dev_metric_name(data) << " " << fixed4(dev[i]) << "\n";
   }
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < values.size(); ++i)
-    if (dev[i] > dev[best]) best = i;  // the earlier value on a tie
-  std::string choice = format_number(values[best]) + " (dev " + dev_metric_name(data) + " on " +
-                       std::to_string(dev_atoms_measured(data, kCombineChoiceDevAtoms)) + " atoms:";
-  for (std::size_t i = 0; i < values.size(); ++i)
-    choice += std::string(i ? "," : "") + " " + format_number(values[i]) + " " + fixed4(dev[i]);
+  const std::size_t best = static_cast<std::size_t>(std::max_element(dev.begin(), dev.end()) - dev.begin());  // the earlier on a tie
   for (std::size_t i = 0; i < values.size(); ++i)
     if (i != best) remove_run_files(l2_candidate_path(run.model_path, values[i]));
   move_run_files(l2_candidate_path(run.model_path, values[best]), run.model_path);
   RunResult result = results[best];
   result.checkpoint = checkpoint_path(run.model_path);
-  result.l2_choice = choice + ")";
+  result.l2_choice = describe_l2_choice(values, dev, best, data);
   return result;
 }
 
