@@ -205,7 +205,7 @@ void add_learning_settings(std::vector<TrainOption>& t) {
   t.push_back({"lr", OptionKind::Number, "learning rate", [](const S& s) { return text(s.train.learning_rate); },
                [](S& s, V v) { s.train.learning_rate = read_number(v); }});
   t.push_back({"l2", OptionKind::Numbers,
-               "L2 regularisation (each step, on the embeddings it touched); several values (1e-4,1e-3) train "
+               "L2 regularisation (each step, on the embeddings it touched); several values (1e-4,1e-3; a list in Python) train "
                "one model each and keep the best on at most 500 dev facts (needs --dev to choose; without it "
                "the first value)",
                l2_text, set_l2});
