@@ -51,8 +51,9 @@
 # model and /usr/bin/time -v report go to DIR (default build/reproduce).
 # Each row also gives an NTPλ model's proof part alone (`ntp eval --score proof`)
 # and its score under NTP.md's rule, max(proof, ComplEx) (`--score max`).
-# Long: about 1.5 hours for everything on 2 quiet cores, most of it Kinship and UMLS
-# (choosing Countries' combine rule adds a training of about a minute per Countries run).
+# Long: about 2.5 hours for everything on 2 quiet cores (estimated), most of it
+# Kinship and UMLS, whose defaults train two models each (one per L2 value);
+# a Countries run trains three (two on its carved dev split, about a minute each).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
