@@ -189,12 +189,9 @@ struct RunOptions {
   // l2_candidate_path(model_path, value) with its own checkpoint; the one
   // whose kept model scores best on at most 500 dev atoms (dev_metric.h, with
   // its combine rule) becomes model_path. Without dev atoms, the first value
-  // alone. One value, or none: TrainOptions::l2, no choice. The default
-  // pair because no one value suits the small benchmarks: Nations wants its
-  // embeddings regularised 10x harder than Countries S3 and Kinship can take
-  // (docs/RESULTS.md, "The defaults"); it doubles the training time of a run
-  // given dev facts.
-  std::vector<double> l2_choices{1e-4, 1e-3};
+  // alone. One value, or none (the library's default): TrainOptions::l2, no
+  // choice. The front ends choose by default (TrainSettings, option_table.h).
+  std::vector<double> l2_choices;
   // May be raised at any time (by a signal handler): the run finishes its
   // step, writes the checkpoint and returns. Null: the run is never stopped.
   const std::atomic<bool>* stop = nullptr;

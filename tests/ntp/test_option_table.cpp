@@ -135,6 +135,10 @@ TEST_CASE("bad options are named as the front end spells them") {
 
 TEST_CASE("--l2 takes one number, or several to choose from on dev") {
   using ntp::OptionSpelling;
+  // The front ends choose between 1e-4 and 1e-3 by default; the library's structs train one value.
+  CHECK(ntp::TrainSettings{}.run.l2_choices == std::vector<double>{1e-4, 1e-3});
+  CHECK(ntp::find_train_option("l2")->get(ntp::TrainSettings{}) == "0.0001,0.001");
+  CHECK(ntp::RunOptions{}.l2_choices.empty());
   ntp::TrainSettings s;
   s.run.model_path = "m.ntp";
   ntp::apply_train_options(s, {{"l2", "0.001"}}, false, OptionSpelling::CommandLine);

@@ -284,7 +284,6 @@ TEST_CASE("several L2 values: one run each, the best on dev kept byte for byte, 
     t.l2 = v;
     ntp::RunOptions run;
     run.model_path = dir + "l2_alone.ntp";
-    run.l2_choices.clear();
     REQUIRE(ntp::train(data, small_model_options(), t, run, nullptr).finished);
     const ntp::Model m = ntp::load_model(run.model_path);
     alone.push_back(bytes_of(m));
@@ -316,7 +315,6 @@ TEST_CASE("several L2 values: one run each, the best on dev kept byte for byte, 
   six.l2 = values[best];
   ntp::RunOptions alone_run;
   alone_run.model_path = dir + "l2_alone.ntp";
-  alone_run.l2_choices.clear();
   ntp::train(data, small_model_options(), six, alone_run, nullptr);
   run.resume = true;
   const ntp::RunResult more = ntp::train(data, small_model_options(), options(6), run, nullptr);
