@@ -239,7 +239,7 @@ run() {
       if [[ $recipe_kind == defaults && $split == test && " ${extra[*]} " != *" --combine"[\ =]* ]]; then
         choice=$(choose_on_dev "$set" "$k" "$seed" "${extra[@]}") ||
           { echo "reproduce.sh: choosing $set's settings on dev failed (see $out/$set.dev.log and $tag.devchoice.*log)" >&2; exit 1; }
-        [[ $(l2_values "${extra[@]}") == *,* ]] && chosen=(--l2 "${choice%% *}")
+        chosen=(--l2 "${choice%% *}")
         local rule=${choice#* }
         rule=${rule%% *}
         [[ $rule != - ]] && score_args=(--score "$rule")

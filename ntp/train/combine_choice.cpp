@@ -45,14 +45,9 @@ CombineChoice choose_combine(Model& model, const TrainingData& data, std::size_t
 }
 
 std::string describe(const CombineChoice& choice, const std::string& metric) {
-  std::string s = std::string(combine_name(choice.chosen)) + " (dev " + metric + " on " +
-                  std::to_string(choice.dev_atoms) + " atoms:";
-  for (std::size_t i = 0; i < choice.measured.size(); ++i) {
-    char value[32];
-    std::snprintf(value, sizeof value, " %.4f", choice.measured[i].second);
-    s += std::string(i ? "," : "") + " " + combine_name(choice.measured[i].first) + value;
-  }
-  return s + ")";
+  std::vector<std::pair<std::string, double>> measured;
+  for (const auto& [rule, value] : choice.measured) measured.emplace_back(combine_name(rule), value);
+  return describe_dev_choice(combine_name(choice.chosen), metric, choice.dev_atoms, measured);
 }
 
 }  // namespace ntp

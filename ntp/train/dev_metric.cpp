@@ -4,6 +4,7 @@
 #include "ntp/eval/ranking.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <vector>
 
 namespace ntp {
@@ -43,6 +44,17 @@ double dev_metric(const Model& model, const TrainingData& data, const ScoreOptio
   }
   if (data.dev.empty()) return -1;
   return evaluate_ranking(model, spread_sample(data.dev, max_atoms), filter_set(model, data.dev), scoring).mean_ties.mrr;
+}
+
+std::string describe_dev_choice(const std::string& chosen, const std::string& metric, std::size_t atoms,
+                                const std::vector<std::pair<std::string, double>>& measured) {
+  std::string s = chosen + " (dev " + metric + " on " + std::to_string(atoms) + " atoms:";
+  for (std::size_t i = 0; i < measured.size(); ++i) {
+    char value[32];
+    std::snprintf(value, sizeof value, " %.4f", measured[i].second);
+    s += std::string(i ? "," : "") + " " + measured[i].first + value;
+  }
+  return s + ")";
 }
 
 }  // namespace ntp

@@ -11,6 +11,8 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ntp {
 
@@ -23,5 +25,10 @@ std::size_t dev_atoms_measured(const TrainingData& data, std::size_t max_atoms);
 // atoms. A filtered ranking filters every dev fact, measured or not.
 double dev_metric(const Model& model, const TrainingData& data, const ScoreOptions& scoring = {},
                   std::size_t max_atoms = 0);
+
+// A choice made on dev, and what each option measured: "CHOSEN (dev METRIC
+// on ATOMS atoms: a 0.1234, b 0.5678)" (the combine rule, the L2 value).
+std::string describe_dev_choice(const std::string& chosen, const std::string& metric, std::size_t atoms,
+                                const std::vector<std::pair<std::string, double>>& measured);
 
 }  // namespace ntp

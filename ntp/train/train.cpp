@@ -3,6 +3,7 @@
 // train.h).
 #include "ntp/train/train.h"
 
+#include "ntp/index/make_fact_index.h"
 #include "ntp/train/checkpoint.h"
 #include "ntp/train/combine_choice.h"
 #include "ntp/train/dev_metric.h"
@@ -12,7 +13,6 @@
 #include "ntp/kb/build_info.h"
 #include "ntp/kb/text.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -114,18 +114,21 @@ bool chooses_combine(const ModelOptions& model_options, const RunOptions& run, c
 }
 
 // The kept model's combine rule, chosen on dev and saved with it.
-std::string choose_kept_combine(const TrainingData& data, const RunOptions& run, std::ostream* progress) {
+CombineChoice choose_kept_combine(const TrainingData& data, const RunOptions& run, std::ostream* progress) {
   Model kept = load_model(run.model_path);
   if (progress)
     *progress << "choosing the combine rule on " << dev_atoms_measured(data, kCombineChoiceDevAtoms) << " dev atoms"
               << std::endl;
   const CombineChoice choice = choose_combine(kept, data, kCombineChoiceDevAtoms, progress);
   save_model(kept, run.model_path);
-  return describe(choice, dev_metric_name(data));
+  return choice;
 }
 
+// One run (train.h, without a choice of L2). When it chose its combine rule
+// on dev, *kept_dev (if given) gets the chosen rule's dev metric, so that a
+// choice of L2 need not measure it again.
 RunResult train_one(const TrainingData& data, const ModelOptions& model_options, const TrainOptions& options,
-                    const RunOptions& run, std::ostream* progress) {
+                    const RunOptions& run, std::ostream* progress, double* kept_dev = nullptr) {
   check_options(model_options);
   check_options(options);
   check_options(run);
@@ -147,18 +150,17 @@ RunResult train_one(const TrainingData& data, const ModelOptions& model_options,
   result.finished = train_epochs(c.model, options, c.state, hooks);
   if (!result.finished) save_checkpoint(c, result.checkpoint);
   else if (run.keep == Keep::Last || c.best_epoch == 0) save_model(c.model, run.model_path);
-  if (result.finished && combine_on_dev) result.combine_choice = choose_kept_combine(data, run, progress);
+  if (result.finished && combine_on_dev) {
+    const CombineChoice choice = choose_kept_combine(data, run, progress);
+    result.combine_choice = describe(choice, dev_metric_name(data));
+    for (const auto& [rule, metric] : choice.measured)
+      if (rule == choice.chosen && kept_dev) *kept_dev = metric;
+  }
   result.epochs_done = c.state.epochs_done;
   result.steps_done = c.state.steps_done;
   result.best_dev = c.best_dev;
   result.best_epoch = c.best_epoch;
   return result;
-}
-
-std::string fixed4(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4f", v);
-  return text;
 }
 
 void remove_run_files(const std::string& model_path) {
@@ -171,24 +173,23 @@ void move_run_files(const std::string& from, const std::string& to) {
     if (std::rename(a.c_str(), b.c_str()) != 0) throw std::runtime_error(a + ": cannot move it to " + b);
 }
 
-// "0.001 (dev mrr on 199 atoms: 0.0001 0.6927, 0.001 0.7900)".
-std::string describe_l2_choice(const std::vector<double>& values, const std::vector<double>& dev, std::size_t best,
-                               const TrainingData& data) {
-  std::string text = format_number(values[best]) + " (dev " + dev_metric_name(data) + " on " +
-                     std::to_string(dev_atoms_measured(data, kCombineChoiceDevAtoms)) + " atoms:";
-  for (std::size_t i = 0; i < values.size(); ++i)
-    text += std::string(i ? "," : "") + " " + format_number(values[i]) + " " + fixed4(dev[i]);
-  return text + ")";
+// The kept model's dev metric as choose_combine() measures it: at most
+// kCombineChoiceDevAtoms, the exact fact index (as `ntp eval` ranks).
+double kept_dev_metric(const std::string& model_path, const TrainingData& data) {
+  const Model kept = load_model(model_path);
+  ScoreOptions scoring;
+  scoring.facts = make_fact_index(kept, "exact");
+  return dev_metric(kept, data, scoring, kCombineChoiceDevAtoms);
 }
 
 // A run with TrainOptions::l2 = `l2` and no choice.
 RunResult train_with_l2(const TrainingData& data, const ModelOptions& model_options, const TrainOptions& options,
-                        const RunOptions& run, double l2, std::ostream* progress) {
+                        const RunOptions& run, double l2, std::ostream* progress, double* kept_dev = nullptr) {
   TrainOptions one = options;
   one.l2 = l2;
   RunOptions one_run = run;
   one_run.l2_choices.clear();
-  return train_one(data, model_options, one, one_run, progress);
+  return train_one(data, model_options, one, one_run, progress, kept_dev);
 }
 
 // One run per L2 value, the best on dev kept (train.h). Each candidate is
@@ -197,7 +198,7 @@ RunResult train_with_l2(const TrainingData& data, const ModelOptions& model_opti
 RunResult train_choosing_l2(const TrainingData& data, const ModelOptions& model_options, const TrainOptions& options,
                             const RunOptions& run, std::ostream* progress) {
   const std::vector<double>& values = run.l2_choices;
-  std::vector<double> dev(values.size(), -1);
+  std::vector<std::pair<std::string, double>> dev;  // each value's dev metric
   std::vector<RunResult> results(values.size());
   for (std::size_t i = 0; i < values.size(); ++i) {
     RunOptions one_run = run;
@@ -205,18 +206,27 @@ RunResult train_choosing_l2(const TrainingData& data, const ModelOptions& model_
     if (!run.log_path.empty()) one_run.log_path = l2_candidate_path(run.log_path, values[i]);
     one_run.resume = run.resume && std::ifstream(checkpoint_path(one_run.model_path)).good();
     if (progress) *progress << "L2 " << format_number(values[i]) << " (" << i + 1 << " of " << values.size() << ")\n";
-    results[i] = train_with_l2(data, model_options, options, one_run, values[i], progress);
+    double metric = -1;
+    results[i] = train_with_l2(data, model_options, options, one_run, values[i], progress, &metric);
     if (!results[i].finished) return results[i];
-    dev[i] = dev_metric(load_model(one_run.model_path), data, {}, kCombineChoiceDevAtoms);
-    if (progress) *progress << "L2 " << format_number(values[i]) << ": dev " << dev_metric_name(data) << " " << fixed4(dev[i]) << "\n";
+    if (metric < 0) metric = kept_dev_metric(one_run.model_path, data);  // no combine choice measured it
+    dev.emplace_back(format_number(values[i]), metric);
+    if (progress) {
+      char line[96];
+      std::snprintf(line, sizeof line, "L2 %s: dev %s %.4f", dev.back().first.c_str(), dev_metric_name(data).c_str(), metric);
+      *progress << line << "\n";
+    }
   }
-  const std::size_t best = static_cast<std::size_t>(std::max_element(dev.begin(), dev.end()) - dev.begin());  // the earlier on a tie
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < dev.size(); ++i)
+    if (dev[i].second > dev[best].second) best = i;  // the earlier value on a tie
   for (std::size_t i = 0; i < values.size(); ++i)
     if (i != best) remove_run_files(l2_candidate_path(run.model_path, values[i]));
   move_run_files(l2_candidate_path(run.model_path, values[best]), run.model_path);
   RunResult result = results[best];
   result.checkpoint = checkpoint_path(run.model_path);
-  result.l2_choice = describe_l2_choice(values, dev, best, data);
+  result.l2_choice = describe_dev_choice(dev[best].first, dev_metric_name(data),
+                                         dev_atoms_measured(data, kCombineChoiceDevAtoms), dev);
   return result;
 }
 
