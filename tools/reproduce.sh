@@ -51,9 +51,11 @@
 # model and /usr/bin/time -v report go to DIR (default build/reproduce).
 # Each row also gives an NTPλ model's proof part alone (`ntp eval --score proof`)
 # and its score under NTP.md's rule, max(proof, ComplEx) (`--score max`).
-# Long: about 2.5 hours for everything on 2 quiet cores (estimated), most of it
-# Kinship and UMLS, whose defaults train two models each (one per L2 value);
-# a Countries run trains three (two on its carved dev split, about a minute each).
+# Long: the sum of the default seeds' runs is about 4.2 hours (one thread a
+# run; two invocations with --only splitting the sets take about 2.1 hours on
+# 2 cores), most of it Kinship and UMLS (about 35 minutes a run: two models
+# each, one per L2 value); a Countries run trains three models (two on its
+# carved dev split), about a minute each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
