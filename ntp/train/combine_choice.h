@@ -28,6 +28,13 @@ struct CombineChoice {
   Combine chosen = Combine::Mean;
   std::vector<std::pair<Combine, double>> measured;  // each rule's dev metric, in the order tried
   std::size_t dev_atoms = 0;                         // how many dev atoms were measured
+
+  // The chosen rule's dev metric (-1 if nothing was measured).
+  double chosen_metric() const {
+    for (const auto& [rule, metric] : measured)
+      if (rule == chosen) return metric;
+    return -1;
+  }
 };
 
 // Throws std::invalid_argument unless a combine rule can be chosen: an NTPλ

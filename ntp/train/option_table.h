@@ -17,10 +17,10 @@
 
 namespace ntp {
 
-// Everything train() takes besides the data.
-// A training's settings as the front ends (`ntp train`, the Python module)
-// take them: the library's option structs at their defaults but for one,
-// L2, which the front ends choose on dev between 1e-4 and 1e-3
+// Everything train() takes besides the data, as the front ends (`ntp
+// train`, the Python module) take it: the library's option structs at their
+// defaults but for one, L2, which the front ends choose on dev between 1e-4
+// and 1e-3
 // (RunOptions::l2_choices). No one value suits the small benchmarks:
 // Nations wants its embeddings regularised 10x harder than Countries S3 and
 // Kinship can take (docs/RESULTS.md, "Choosing L2 on dev"); the choice

@@ -153,8 +153,7 @@ RunResult train_one(const TrainingData& data, const ModelOptions& model_options,
   if (result.finished && combine_on_dev) {
     const CombineChoice choice = choose_kept_combine(data, run, progress);
     result.combine_choice = describe(choice, dev_metric_name(data));
-    for (const auto& [rule, metric] : choice.measured)
-      if (rule == choice.chosen && kept_dev) *kept_dev = metric;
+    if (kept_dev) *kept_dev = choice.chosen_metric();
   }
   result.epochs_done = c.state.epochs_done;
   result.steps_done = c.state.steps_done;
