@@ -28,6 +28,8 @@
 #include "ntp/kb/kb.h"
 #include "ntp/kb/parse.h"
 #include "ntp/kb/text.h"
+#include "ntp/mine/miner.h"
+#include "ntp/mine/rules_file.h"
 #include "ntp/model/config.h"
 #include "ntp/model/induced_rule.h"
 #include "ntp/prover/explanation.h"
@@ -59,6 +61,10 @@ class Reasoner {
   explicit Reasoner(Model model, SearchOptions options = {});
   // Throws std::runtime_error naming `path` if it is missing, damaged or not a model.
   static Reasoner load(const std::string& path, SearchOptions options = {});
+  // The data's facts with no trained embeddings (the dev and test atoms
+  // filter rankings, as in a trained model): what ranking by mined rules
+  // (EvalRequest::rules) needs, without training first. Its scores mean nothing.
+  static Reasoner from_facts(TrainingData data);
 
   // Scores a ground atom, "grandfatherOf(abe, bart)", and explains its
   // `top_proofs` best proofs. Unknown symbols and syntax errors throw ParseError.

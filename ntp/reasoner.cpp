@@ -1,6 +1,7 @@
 // ntp/reasoner.cpp: Reasoner: loading, proving with explanations, scoring
 // and reading rules (ntp.h). Answering queries is in answer.cpp.
 #include "ntp/reasoner_state.h"
+#include "ntp/train/new_model.h"
 
 #include "ntp/eval/protocol.h"
 #include "ntp/index/make_fact_index.h"
@@ -28,6 +29,14 @@ const Model& Reasoner::model() const { return state_->model; }
 
 Reasoner Reasoner::load(const std::string& path, SearchOptions options) {
   return Reasoner(load_model(path), std::move(options));
+}
+
+Reasoner Reasoner::from_facts(TrainingData data) {
+  ModelOptions untrained;
+  untrained.dim = 2;  // the tables are never used: keep them small
+  untrained.prover.complex = false;
+  untrained.prover.index = "exact";
+  return Reasoner(new_model(std::move(data), untrained));
 }
 
 Explanation Reasoner::prove(const std::string& atom, int top_proofs) const {

@@ -15,7 +15,7 @@ import os
 import re
 import sys
 
-ROOMS = ["kb", "model", "index", "prover", "eval", "train"]  # lowest first
+ROOMS = ["kb", "mine", "model", "index", "prover", "eval", "train"]  # lowest first
 MAX_FUNCTION_LINES = 60
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

@@ -3,12 +3,14 @@
 #include "ntp/eval/protocol.h"
 
 #include "ntp/eval/ranking.h"
+#include "ntp/eval/rule_ranking.h"
+#include "ntp/mine/rules_file.h"
 #include "ntp/eval/sample.h"
 
 #include "ntp/kb/parse.h"
 #include "ntp/index/make_fact_index.h"
 #include "ntp/kb/text.h"
-#include "ntp/model/atomic_file.h"
+#include "ntp/kb/atomic_file.h"
 
 #include <map>
 #include <ostream>
@@ -92,27 +94,49 @@ void report_sample(const EvalRequest& q, std::size_t population, const RankingRe
                          .add("half_width", ranking_json(half)));
 }
 
+RankingResult rank_by_model(const Model& model, const std::vector<Atom>& ranked,
+                            const std::unordered_set<Atom, AtomHash>& known, const ScoreOptions& scoring,
+                            const EvalRequest& q) {
+  RankingOptions how;
+  how.one_by_one = q.one_by_one;
+  how.progress = q.progress;
+  return evaluate_ranking(model, ranked, known, scoring, how);
+}
+
+RankingResult rank_by_mined_rules(const Model& model, const std::vector<Atom>& ranked,
+                                  const std::unordered_set<Atom, AtomHash>& known, const EvalRequest& q,
+                                  EvalReport& report) {
+  RuleRankingOptions how;
+  how.aggregation = rule_aggregation_from_name(q.aggregation);
+  how.progress = q.progress;
+  const std::vector<MinedRule> rules = read_mined_rules(q.rules, model.kb);
+  report.note = "ranking with the " + std::to_string(rules.size()) + " rules of " + q.rules +
+                " applied symbolically over the model's facts (" + q.aggregation + " of their confidences), not the model";
+  return rank_by_rules(model.kb, rules, ranked, known, how);
+}
+
 void ranking(const Model& model, const EvalRequest& q, const ScoreOptions& given, EvalReport& report) {
   KnowledgeBase kb = model.kb;  // read through a copy: refusing new symbols, so never changed
   const std::vector<Atom> atoms = read_facts(q.test, kb, NewSymbols::Refuse);
   const std::unordered_set<Atom, AtomHash> known = filter_set(model, atoms, q.filter);  // every triple, sampled or not
   const std::vector<Atom> ranked = triples_to_rank(atoms, q);
-  const ScoreOptions scoring = exact_unless_named(model, q, given, report);
-  RankingOptions how;
-  how.one_by_one = q.one_by_one;
-  how.progress = q.progress;
-  const RankingResult result = evaluate_ranking(model, ranked, known, scoring, how);
+  const ScoreOptions scoring = q.rules.empty() ? exact_unless_named(model, q, given, report) : given;
+  const RankingResult result = q.rules.empty() ? rank_by_model(model, ranked, known, scoring, q) : rank_by_mined_rules(model, ranked, known, q, report);
   if (!q.ranks.empty()) write_ranks(q.ranks, model, ranked, result);
   const RankingMetrics& m = result.mean_ties;
   report.lines.push_back(ranking_line(m, std::to_string(m.count) + " ranks, ties by mean rank"));
   report.lines.push_back(ranking_line(result.optimistic_ties, "ties optimistic, as the reference code"));
-  report.lines.push_back("tied ranks: " + std::to_string(result.tied_ranks) + " of " + std::to_string(m.count) + " (" +
-                         std::to_string(result.tied_on_score_alone) + " on the score alone" +
-                         (scoring.tie_break ? ", before the tie-break by proof support" : "") + ")");
+  if (q.rules.empty())
+    report.lines.push_back("tied ranks: " + std::to_string(result.tied_ranks) + " of " + std::to_string(m.count) + " (" +
+                           std::to_string(result.tied_on_score_alone) + " on the score alone" +
+                           (scoring.tie_break ? ", before the tie-break by proof support" : "") + ")");
+  else
+    report.lines.push_back("tied ranks: " + std::to_string(result.tied_ranks) + " of " + std::to_string(m.count));
   long long scored = 0, corruptions = 0;
   for (const SideRank& s : result.ranks) scored += s.scored, corruptions += s.corruptions;
-  report.lines.push_back("corruptions scored: " + std::to_string(scored) + " of " + std::to_string(corruptions) +
-                         (q.one_by_one ? " (one by one)" : " (the others cannot reach the true triple's score)"));
+  report.lines.push_back("corruptions " + std::string(q.rules.empty() ? "scored: " : "some rule predicts: ") +
+                         std::to_string(scored) + " of " + std::to_string(corruptions) +
+                         (!q.rules.empty() ? "" : q.one_by_one ? " (one by one)" : " (the others cannot reach the true triple's score)"));
   JsonObject json = ranking_json(m);
   json.add("optimistic", ranking_json(result.optimistic_ties))
       .add("tied_ranks", result.tied_ranks)
@@ -178,6 +202,8 @@ EvalReport evaluate(const Model& model, const EvalRequest& q, std::shared_ptr<Fa
   if (q.tie_break != "support" && q.tie_break != "none")
     throw std::invalid_argument("tie-break is support or none, got '" + q.tie_break + "'");
   if (!q.index.empty()) check_fact_index_kind(q.index);
+  if (!q.rules.empty() && q.protocol != "ranking")
+    throw std::invalid_argument("mined rules rank under the ranking protocol only, not '" + q.protocol + "'");
   if (q.sample > 0 && q.protocol != "ranking")
     throw std::invalid_argument("a sample of the test set is for the ranking protocol only, not '" + q.protocol + "'");
   ScoreOptions scoring;

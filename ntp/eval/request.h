@@ -28,6 +28,12 @@ struct EvalRequest {
   // half-width (ntp/eval/sample.h).
   std::size_t sample = 0;
   std::uint64_t sample_seed = 0;
+  // ranking: rank with the mined rules of this file (mine/rules_file.h)
+  // applied symbolically over the model's facts, instead of with the model
+  // (eval/rule_ranking.h), their confidences aggregated by `aggregation`:
+  // "max" or "noisy-or".
+  std::string rules;
+  std::string aggregation = "max";
   // ranking: called after each ranked side with (sides done, sides in all).
   std::function<void(std::size_t, std::size_t)> progress;
 };

@@ -77,6 +77,11 @@ struct Template {
   std::vector<std::string> variable_names;  // (num_variables), for printing
   std::vector<std::string> slot_names;      // (num_slots), e.g. "#1" or "q"
   std::string source;                       // "file:line", for messages
+  // A rule mined from the facts (mine/rules_file.h): the KB predicate whose
+  // embedding each slot starts at, and the rule's confidence on the facts.
+  // Empty and -1 for the random slots of .nlt and .pl templates.
+  std::vector<int> slot_starts;             // (num_slots) or empty
+  double mined_confidence = -1;
 };
 
 // Symbols, facts and templates of one KB. Facts are unique (duplicates in

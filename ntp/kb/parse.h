@@ -70,6 +70,12 @@ std::vector<Template> read_templates(const std::string& path, KnowledgeBase& kb)
 std::vector<Template> read_templates_nlt(std::istream& in, const std::string& name, KnowledgeBase& kb);
 std::vector<Template> read_templates_pl(std::istream& in, const std::string& name, KnowledgeBase& kb);
 
+// One rule on one line of `file` (line `number`, for errors), in the .nlt
+// syntax without the count: "p(X, Y) :- q(Y, X)", final `.` optional; `#k`
+// are slots, every other predicate must be known. Column numbers count from
+// the start of `line`, so a caller may blank out what precedes the rule.
+Template parse_rule_line(const std::string& line, const std::string& file, int number, const KnowledgeBase& kb);
+
 // One name per non-empty line (surrounding blanks trimmed).
 std::vector<std::string> read_names(const std::string& path);
 

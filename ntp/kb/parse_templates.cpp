@@ -182,6 +182,16 @@ std::vector<Template> read_templates_nlt(std::istream& in, const std::string& na
   return templates;
 }
 
+Template parse_rule_line(const std::string& line, const std::string& file, int number, const KnowledgeBase& kb) {
+  Cursor cursor(lex::tokenize(line, file, number, true), file);
+  const auto arities = fact_arities(kb);
+  TemplateBuilder builder(kb, arities, cursor, SlotStyle::Hash);
+  Template t = parse_rule(cursor, builder, 1, file + ":" + std::to_string(number));
+  cursor.accept(TokenKind::Dot);
+  if (!cursor.at_end()) cursor.fail_unexpected("',' or the end of the rule");
+  return t;
+}
+
 std::vector<Template> read_templates_pl(std::istream& in, const std::string& name, KnowledgeBase& kb) {
   const auto arities = fact_arities(kb);
   std::vector<Template> templates;

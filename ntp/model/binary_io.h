@@ -22,6 +22,7 @@ class Writer {
   explicit Writer(std::ostream& out) : out_(out) {}
   void bytes(const void* p, std::size_t n) { out_.write(static_cast<const char*>(p), static_cast<std::streamsize>(n)); }
   void i32(std::int32_t v) { bytes(&v, sizeof v); }
+  void f64(double v) { bytes(&v, sizeof v); }
   void str(const std::string& s) { i32(static_cast<std::int32_t>(s.size())); bytes(s.data(), s.size()); }
   void ints(const std::vector<int>& v) { i32(static_cast<std::int32_t>(v.size())); bytes(v.data(), v.size() * sizeof(int)); }
   void matrix(const ad::Matrix& m) {
@@ -65,6 +66,7 @@ class Reader {
     left_ -= static_cast<long long>(n);
   }
   std::int32_t i32() { std::int32_t v; bytes(&v, sizeof v); return v; }
+  double f64() { double v; bytes(&v, sizeof v); return v; }
   // A count of items of at least `item_bytes` each, which must fit in what is left of the file.
   std::int32_t count(std::int32_t limit = 1 << 28, long long item_bytes = 1) {
     std::int32_t n = i32();

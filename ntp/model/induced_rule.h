@@ -10,6 +10,10 @@ struct InducedRule {
   int rule = -1;          // index into Model::rules
   double confidence = 0;  // min over slots of exp(-‖θ_slot - θ_predicate‖), or of the attention weight
   std::string text;       // e.g. "locatedIn(X, Y) :- locatedIn(X, Z), locatedIn(Z, Y)"
+  // For a rule that started as a mined rule (Template::slot_starts): that
+  // rule, and its confidence on the training facts; "" and -1 otherwise.
+  std::string started_from;
+  double mined_confidence = -1;
 };
 
 }  // namespace ntp

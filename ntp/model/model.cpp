@@ -1,7 +1,7 @@
 // ntp/model/model.cpp: building a model from a KB, and its versioned file format.
 #include "ntp/model/model.h"
 
-#include "ntp/model/atomic_file.h"
+#include "ntp/kb/atomic_file.h"
 #include "ntp/model/binary_io.h"
 #include "ntp/model/conditional.h"
 #include "ntp/kb/limits.h"
@@ -22,11 +22,12 @@ namespace ntp {
 namespace {
 
 constexpr char kMagic[8] = {'N', 'T', 'P', 'M', 'O', 'D', 'E', 'L'};
-// 2: ProverConfig::complex; 3: ProverConfig::combine; 4: rule attention; 5: conditional rules
-constexpr std::uint32_t kVersion = 5;
+// 2: ProverConfig::complex; 3: ProverConfig::combine; 4: rule attention; 5: conditional rules;
+// 6: mined templates (Template::slot_starts, mined_confidence)
+constexpr std::uint32_t kVersion = 6;
 // Version 2 files still load: they are NTPλ models with the max rule;
 // versions 2 and 3 are models without rule attention, 2 to 4 without
-// conditional rules.
+// conditional rules, 2 to 5 without mined templates.
 constexpr std::uint32_t kOldestVersion = 2;
 
 void init_uniform(ad::Parameter& p, std::mt19937_64& rng) {
@@ -123,6 +124,16 @@ void check_sizes(const KnowledgeBase& kb, int dim) {
     throw std::invalid_argument(std::to_string(kb.constants.size()) + " constants" + limit);
 }
 
+// The slots of mined templates start at their predicates' rows, so that
+// each such rule starts as the rule it was mined as (every kernel 1).
+void start_mined_slots(Model& m) {
+  int first = m.num_kb_predicates;
+  for (const Template& t : m.kb.templates)
+    for (int copy = 0; copy < t.copies; ++copy, first += t.num_slots)
+      for (std::size_t s = 0; s < t.slot_starts.size(); ++s)
+        if (t.slot_starts[s] >= 0) m.predicates.value.row(first + static_cast<int>(s)) = m.predicates.value.row(t.slot_starts[s]);
+}
+
 }  // namespace
 
 std::string Model::predicate_row_name(int row) const {
@@ -160,6 +171,7 @@ Model make_model(KnowledgeBase kb, int dim, ProverConfig prover, std::uint64_t s
   std::mt19937_64 rng(seed);
   init_uniform(m.predicates, rng);
   init_uniform(m.constants, rng);
+  start_mined_slots(m);
   return m;
 }
 
@@ -194,6 +206,11 @@ void write_model(const Model& m, std::ostream& out) {
   w.matrix(m.rule_attention.value);  // (0, 0) without attention
   w.i32(static_cast<std::int32_t>(m.conditioning.kind));
   w.matrix(m.conditioning.weights.value);  // (0, 0) without conditional rules
+  for (const Template& t : m.kb.templates) {  // version 6: where mined templates started
+    w.i32(static_cast<std::int32_t>(t.slot_starts.size()));
+    for (int start : t.slot_starts) w.i32(start);
+    w.f64(t.mined_confidence);
+  }
 }
 
 void save_model(const Model& m, const std::string& path) {
@@ -306,6 +323,21 @@ void put_conditioning(Reader& r, Model& m, std::int32_t kind, ad::Matrix weights
   }
 }
 
+// Version 6's last section: each template's slot starts (none, or one per
+// slot: -1 or a KB predicate) and mined confidence.
+void read_mined_starts(Reader& r, KnowledgeBase& kb) {
+  for (Template& t : kb.templates) {
+    t.slot_starts.resize(static_cast<std::size_t>(r.count(kMaxTemplateSymbols, 4)));
+    for (int& start : t.slot_starts) {
+      start = r.i32();
+      if (start < -1 || start >= kb.predicates.size()) r.fail("corrupt model file (slot start " + std::to_string(start) + ")");
+    }
+    if (!t.slot_starts.empty() && t.slot_starts.size() != static_cast<std::size_t>(t.num_slots))
+      r.fail("corrupt model file (slot starts of a template)");
+    t.mined_confidence = r.f64();
+  }
+}
+
 }  // namespace
 
 Model load_model(std::istream& in, const std::string& path) {
@@ -329,6 +361,7 @@ Model load_model(std::istream& in, const std::string& path) {
   m.filter_facts = std::move(filter_facts);
   put_tables(r, m, std::move(predicates), std::move(constants), std::move(attention));
   put_conditioning(r, m, reformulator, std::move(reformulator_weights));
+  if (version >= 6) read_mined_starts(r, m.kb);
   return m;
 }
 

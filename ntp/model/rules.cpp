@@ -54,6 +54,22 @@ std::pair<int, double> nearest_predicate(const Model& m, const ad::Matrix& weigh
   return nearest_by_kernel(m, row);
 }
 
+// The mined rule a template started from, its slots read as their starting predicates.
+std::string starting_rule(const Model& m, const Template& tpl) {
+  auto text = [&](const RuleAtom& a) {
+    const int id = a.predicate.id;
+    const int start = a.predicate.is_slot ? tpl.slot_starts.at(static_cast<std::size_t>(id)) : id;
+    const std::string name = start >= 0 ? m.kb.predicates.name(start) : tpl.slot_names.at(static_cast<std::size_t>(id));
+    return atom_text(name, a.args.size(), [&](std::size_t i) {
+      const Term& t = a.args[i];
+      return t.is_variable ? tpl.variable_names.at(static_cast<std::size_t>(t.id)) : m.kb.constants.name(t.id);
+    });
+  };
+  std::vector<std::string> body;
+  for (const RuleAtom& a : tpl.body) body.push_back(text(a));
+  return rule_text(text(tpl.head), body);
+}
+
 // Rule r read with KB predicates, as it proves an atom of predicate row
 // `goal_row` (which only a conditional rule's reading depends on).
 InducedRule reading(const Model& m, const ad::Matrix& weights, int r, int goal_row) {
@@ -72,6 +88,10 @@ InducedRule reading(const Model& m, const ad::Matrix& weights, int r, int goal_r
   std::vector<std::string> body;
   for (std::size_t i = 0; i < rule.body.size(); ++i) body.push_back(text(body_row(m, rule, i, goal_row), rule.body[i]));
   out.text = rule_text(head, body);
+  if (!tpl.slot_starts.empty()) {
+    out.started_from = starting_rule(m, tpl);
+    out.mined_confidence = tpl.mined_confidence;
+  }
   return out;
 }
 

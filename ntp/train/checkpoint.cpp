@@ -1,7 +1,7 @@
 // ntp/train/checkpoint.cpp: checkpoint files (see checkpoint.h).
 #include "ntp/train/checkpoint.h"
 
-#include "ntp/model/atomic_file.h"
+#include "ntp/kb/atomic_file.h"
 #include "ntp/model/binary_io.h"
 
 #include <cstring>

@@ -2,10 +2,17 @@
 // memory (see training_data.h).
 #include "ntp/train/training_data.h"
 
+#include "ntp/mine/rules_file.h"
+
 #include <sstream>
 #include <stdexcept>
 
 namespace ntp {
+
+bool is_mined_rules_file(const std::string& path) {
+  const std::string ext = ".tsv";
+  return path.size() >= ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
+}
 
 TrainingData read_training_data(const std::string& train, const std::string& templates, const std::string& dev,
                                 const std::string& test) {
@@ -20,7 +27,8 @@ TrainingData read_training_data(const std::string& train, const std::string& tem
     d.dev = read_facts(dev, d.kb, NewSymbols::Allow);
   }
   if (!test.empty()) d.test = read_true_atoms(test, d.kb, NewSymbols::Allow);
-  if (!templates.empty()) d.kb.templates = read_templates(templates, d.kb);
+  if (is_mined_rules_file(templates)) d.kb.templates = mined_templates(read_mined_rules(templates, d.kb), templates);
+  else if (!templates.empty()) d.kb.templates = read_templates(templates, d.kb);
   return d;
 }
 

@@ -17,10 +17,15 @@ struct TrainingData {
   std::vector<LabelledAtom> dev_labelled;   // a labelled dev file's atoms, true and false (WN11)
 };
 
-// From files (.nl/.tsv facts, .nlt/.pl templates; "" for none). The dev and
-// test files may be labelled TSV, whose positives count.
+// From files (.nl/.tsv facts; .nlt/.pl templates, or a .tsv of rules from
+// `ntp mine` (mine/rules_file.h), each rule a template whose slots start at
+// its predicates; "" for none). The dev and test files may be labelled TSV,
+// whose positives count.
 TrainingData read_training_data(const std::string& train, const std::string& templates = "",
                                 const std::string& dev = "", const std::string& test = "");
+// Whether a templates path names mined rules (a .tsv file) rather than templates.
+bool is_mined_rules_file(const std::string& path);
+
 // From text in memory, in the .nl and .nlt formats (errors name "facts" and "templates").
 TrainingData training_data_from_text(const std::string& facts_nl, const std::string& templates_nlt = "");
 

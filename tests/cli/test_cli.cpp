@@ -348,3 +348,67 @@ TEST_CASE("answer ranks a held-out fact among the top bindings; prove writes tex
   CHECK(bad_format.status == 2);
   CHECK(bad_format.err.find("--format is text, json or dot, got 'svg'") != std::string::npos);
 }
+
+TEST_CASE("mine writes rules that eval ranks with and train starts from; rules shows where each started") {
+  const std::string rules = kWork + "/family.rules.tsv";
+  std::remove(rules.c_str());
+  const Run mine = ntp("mine --train " + kFamily + "/train.nl --rules-per-head 2 --out " + rules);
+  REQUIRE_MESSAGE(mine.status == 0, mine.err);
+  CHECK(mine.err.find("counted support:") != std::string::npos);  // progress
+  CHECK(mine.err.find("mined 12 rules from") != std::string::npos);  // 6 head predicates, 2 each
+  std::ifstream in(rules);
+  std::string header, first;
+  REQUIRE(std::getline(in, header));
+  CHECK(header == "% confidence\tpca_confidence\thead_coverage\tsupport\tbody_pairs\trule");
+  REQUIRE(std::getline(in, first));
+  CHECK(first.find(":-") != std::string::npos);
+  const Run to_stdout = ntp("mine --train " + kFamily + "/train.nl --rules-per-head 2 --quiet");
+  REQUIRE(to_stdout.status == 0);
+  CHECK(to_stdout.out == slurp(rules));
+  CHECK(to_stdout.err.find("counted support:") == std::string::npos);  // no progress, the summary only
+
+  // The rules alone, symbolically, with no model: a ranking like any other.
+  const Run alone = ntp("eval --protocol ranking --train " + kFamily + "/train.nl --rules " + rules + " --test " +
+                        kFamily + "/test.nl --filter " + kFamily + "/dev.nl --json --quiet");
+  REQUIRE_MESSAGE(alone.status == 0, alone.err);
+  CHECK(alone.out.find("ranking with the 12 rules of") == 0);
+  const double mrr = json_value(last_line(alone.out), "mrr");
+  CHECK(mrr > 0.3);  // the planted rules predict most test facts
+  CHECK(mrr <= 1);
+  const Run noisy = ntp("eval --protocol ranking --train " + kFamily + "/train.nl --rules " + rules + " --test " +
+                        kFamily + "/test.nl --aggregation noisy-or --quiet");
+  REQUIRE_MESSAGE(noisy.status == 0, noisy.err);
+  CHECK(noisy.out.find("noisy-or of their confidences") != std::string::npos);
+  const Run bad = ntp("eval --protocol ranking --train " + kFamily + "/train.nl --rules " + rules + " --test " +
+                      kFamily + "/test.nl --aggregation sum");
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("rule aggregation is max or noisy-or, got 'sum'") != std::string::npos);
+
+  // Trained from the mined rules: each learnt rule says which it started from.
+  const std::string model = kWork + "/family_mined.ntp";
+  const Run train = ntp("train --train " + kFamily + "/train.nl --templates " + rules + " --model " + model +
+                        " --dim 10 --epochs 2 --seed 1 --threads 1 --quiet --complex=false");
+  REQUIRE_MESSAGE(train.status == 0, train.err);
+  const Run learnt = ntp("rules --model " + model + " --min-confidence 0");
+  REQUIRE(learnt.status == 0);
+  CHECK(learnt.out.find("       started from ") != std::string::npos);
+  CHECK(learnt.out.find("on the training facts)") != std::string::npos);
+  const Run json = ntp("rules --model " + model + " --min-confidence 0 --json");
+  CHECK(json.out.find("\"started_from\":") != std::string::npos);
+}
+
+TEST_CASE("mine refuses what it cannot read, with the file and line") {
+  const std::string bad = kWork + "/bad_rules.tsv";
+  std::ofstream(bad) << "0.5\t0.5\t0.5\t2\t4\tfatherOf(X, Y) :- nobody(Y, X)\n";
+  const Run eval = ntp("eval --protocol ranking --train " + kFamily + "/train.nl --rules " + bad + " --test " + kFamily + "/test.nl");
+  CHECK(eval.status == 1);
+  CHECK(eval.err.find(bad + ":1:35: unknown predicate 'nobody'") != std::string::npos);
+  const Run train = ntp("train --train " + kFamily + "/train.nl --templates " + bad + " --model " + kWork + "/x.ntp");
+  CHECK(train.status == 1);
+  CHECK(train.err.find(bad + ":1:35: unknown predicate 'nobody'") != std::string::npos);
+  const Run missing = ntp("mine --train " + kWork + "/no_such_file.nl");
+  CHECK(missing.status == 1);
+  CHECK(missing.err.find("no_such_file.nl") != std::string::npos);
+  const Run negative = ntp("mine --train " + kFamily + "/train.nl --rules-per-head -1");
+  CHECK(negative.status == 2);
+}

@@ -42,6 +42,7 @@ const char* const kUsage =
     "  prove   score an atom and show its best proofs (text, JSON or a Graphviz graph)\n"
     "  answer  the best bindings of a query's variables, e.g. \"locatedIn(palau, X)\"\n"
     "  rules   list the rules a model induced\n"
+    "  mine    count the rules the training facts support (AMIE's measures), as a file `train` can start from\n"
     "\n"
     "`ntp <command> --help` lists a command's options; `ntp --version` says which build this is.\n";
 
@@ -290,10 +291,21 @@ std::function<void(std::size_t, std::size_t)> progress_line(const std::string& v
   };
 }
 
-int cmd_eval(int argc, char** argv) {
-  cxxopts::Options o("ntp eval", "Evaluate a model with one of the NTP protocols.");
+// `ntp eval --train F --rules R` without a model: the training facts, with
+// the test and --filter files' symbols known and their atoms filtering.
+ntp::TrainingData facts_to_rank_over(const cxxopts::ParseResult& r) {
+  ntp::TrainingData data = ntp::read_training_data(get<std::string>(r, "train"), "", "", get<std::string>(r, "test"));
+  if (r.count("filter"))
+    for (const std::string& file : r["filter"].as<std::vector<std::string>>())
+      for (const ntp::Atom& a : ntp::read_true_atoms(file, data.kb, ntp::NewSymbols::Allow)) data.dev.push_back(a);
+  return data;
+}
+
+// `ntp eval`'s options but the search settings.
+void add_eval_options(cxxopts::Options& o) {
   o.add_options()
     ("model", "model file", cxxopts::value<std::string>())
+    ("train", "with --rules and no --model: the facts the rules walk over (and filter)", cxxopts::value<std::string>())
     ("protocol", "countries, ranking or classification", cxxopts::value<std::string>())
     ("test", "countries: test countries, one per line; ranking: facts; classification: labelled TSV",
      cxxopts::value<std::string>())
@@ -307,6 +319,10 @@ int cmd_eval(int argc, char** argv) {
     ("tie-break", "ranking and countries: order atoms whose scores are exactly equal by their proof support "
      "(the sum of their proof paths' scores): support, or none (ties at the mean rank)",
      cxxopts::value<std::string>()->default_value("support"))
+    ("rules", "ranking: rank with the mined rules of this file (`ntp mine`) applied symbolically over the model's "
+     "facts, not with the model: the rules-alone baseline", cxxopts::value<std::string>())
+    ("aggregation", "with --rules: how a constant's predicting rules combine: max (the best rule's confidence, ties "
+     "broken by the next) or noisy-or", cxxopts::value<std::string>()->default_value("max"))
     ("one-by-one", "ranking: score every corruption, not only those that can reach the true triple's score "
      "(slow; the ranks are the same: for checking)")
     ("ranks", "ranking: write each test triple's rank on each side to this TSV file", cxxopts::value<std::string>())
@@ -316,6 +332,11 @@ int cmd_eval(int argc, char** argv) {
     ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
     ("quiet", "no progress output")
     ("json", "print the metrics as one JSON object on the last line");
+}
+
+int cmd_eval(int argc, char** argv) {
+  cxxopts::Options o("ntp eval", "Evaluate a model with one of the NTP protocols.");
+  add_eval_options(o);
   add_search_options(o);
   const auto r = parse(o, argc, argv);
   check_non_negative(r, {"k", "threads", "sample"});
@@ -326,7 +347,9 @@ int cmd_eval(int argc, char** argv) {
   // with one rather than build its own (an HNSW graph on a large KB) for nothing.
   ntp::SearchOptions search = search_options(r);
   if (q.protocol == "ranking" && search.index.empty()) search.index = "exact";
-  const ntp::Reasoner reasoner = ntp::Reasoner::load(get<std::string>(r, "model"), search);
+  const ntp::Reasoner reasoner = r.count("model") || !r.count("rules")
+                                     ? ntp::Reasoner::load(get<std::string>(r, "model"), search)
+                                     : ntp::Reasoner::from_facts(facts_to_rank_over(r));
   q.test = get<std::string>(r, "test");
   if (q.protocol == "classification") q.dev = get<std::string>(r, "dev");
   if (q.protocol == "countries") q.regions = get<std::string>(r, "regions"), q.truth = get<std::string>(r, "truth");
@@ -334,6 +357,8 @@ int cmd_eval(int argc, char** argv) {
   q.score = r["score"].as<std::string>();
   q.tie_break = r["tie-break"].as<std::string>();
   q.one_by_one = r.count("one-by-one") > 0;
+  if (r.count("rules")) q.rules = r["rules"].as<std::string>();
+  q.aggregation = r["aggregation"].as<std::string>();
   if (r.count("ranks")) q.ranks = r["ranks"].as<std::string>();
   q.sample = static_cast<std::size_t>(r["sample"].as<int>());
   q.sample_seed = r["sample-seed"].as<unsigned long long>();
@@ -433,19 +458,81 @@ int cmd_rules(int argc, char** argv) {
   o.add_options()
     ("model", "model file", cxxopts::value<std::string>())
     ("min-confidence", "smallest confidence shown", cxxopts::value<double>()->default_value("0.5"))
-    ("json", "print the rules as one JSON object: {\"rules\":[{\"rule\":…,\"confidence\":…,\"text\":…},…]}");
+    ("json", "print the rules as one JSON object: {\"rules\":[{\"rule\":…,\"confidence\":…,\"text\":…,"
+     "and for a rule that started as a mined one \"started_from\":…,\"mined_confidence\":…},…]}");
   const auto r = parse(o, argc, argv);
   const auto rules = ntp::Reasoner::load(get<std::string>(r, "model")).rules(r["min-confidence"].as<double>());
   if (r.count("json")) {
     std::string list;
-    for (const auto& rule : rules)
-      list += (list.empty() ? "" : ",") +
-              ntp::JsonObject().add("rule", rule.rule).add("confidence", rule.confidence).add("text", rule.text).text();
+    for (const auto& rule : rules) {
+      ntp::JsonObject one;
+      one.add("rule", rule.rule).add("confidence", rule.confidence).add("text", rule.text);
+      if (!rule.started_from.empty()) one.add("started_from", rule.started_from).add("mined_confidence", rule.mined_confidence);
+      list += (list.empty() ? "" : ",") + one.text();
+    }
     std::cout << ntp::JsonObject().add_raw("rules", "[" + list + "]").text() << std::endl;
     return 0;
   }
-  for (const auto& rule : rules) std::printf("%.3f  %s\n", rule.confidence, rule.text.c_str());
+  for (const auto& rule : rules) {
+    std::printf("%.3f  %s\n", rule.confidence, rule.text.c_str());
+    if (!rule.started_from.empty())
+      std::printf("       started from %s (confidence %.3f on the training facts)\n", rule.started_from.c_str(), rule.mined_confidence);
+  }
   if (rules.empty()) std::printf("no rule with confidence >= %g\n", r["min-confidence"].as<double>());
+  return 0;
+}
+
+int cmd_mine(int argc, char** argv) {
+  cxxopts::Options o("ntp mine", "Count the rules the facts support: implications, inverses and chains of two, "
+                     "with support, head coverage, confidence and PCA confidence (AMIE's measures).");
+  const ntp::MineOptions d;
+  o.add_options()
+    ("train", "facts (.nl or .tsv)", cxxopts::value<std::string>())
+    ("out", "write the rules to this file (default: standard output)", cxxopts::value<std::string>())
+    ("max-atoms", "body atoms: 1 (implications and inverses) or 2 (also chains)",
+     cxxopts::value<int>()->default_value(std::to_string(d.max_body_atoms)))
+    ("min-support", "pairs a rule must predict that are facts", cxxopts::value<long long>()->default_value(std::to_string(d.min_support)))
+    ("min-head-coverage", "share of its head's facts a rule must predict",
+     cxxopts::value<double>()->default_value(ntp::format_number(d.min_head_coverage)))
+    ("min-confidence", "smallest confidence kept", cxxopts::value<double>()->default_value(ntp::format_number(d.min_confidence)))
+    ("rules-per-head", "rules kept per head predicate, most confident first (0 = all): a rule set to train from "
+     "keeps a few", cxxopts::value<int>()->default_value(std::to_string(d.rules_per_head)))
+    ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
+    ("quiet", "no progress output");
+  const auto r = parse(o, argc, argv);
+  check_non_negative(r, {"threads"});
+  set_threads(r);
+  ntp::MineOptions m;
+  m.max_body_atoms = r["max-atoms"].as<int>();
+  m.min_support = r["min-support"].as<long long>();
+  m.min_head_coverage = r["min-head-coverage"].as<double>();
+  m.min_confidence = r["min-confidence"].as<double>();
+  m.rules_per_head = r["rules-per-head"].as<int>();
+  const ntp::TrainingData data = ntp::read_training_data(get<std::string>(r, "train"));
+  std::map<std::string, std::function<void(std::size_t, std::size_t)>> lines;
+  if (!r.count("quiet"))
+    m.progress = [&lines](const std::string& phase, std::size_t done, std::size_t total) {
+      auto it = lines.find(phase);
+      if (it == lines.end()) it = lines.emplace(phase, progress_line("counted " + phase + ":", phase == "support" ? "constants" : "bodies")).first;
+      it->second(done, total);
+    };
+  stop_requested.store(false);
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
+  m.stop = &stop_requested;
+  const auto start = std::chrono::steady_clock::now();
+  const ntp::MineResult result = as_usage_error([&] { return ntp::mine_rules(data.kb, m); });
+  if (result.stopped) {
+    std::cerr << "stopped: no rules written\n";
+    return 128 + stop_signal.load();
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (r.count("out")) ntp::save_mined_rules(r["out"].as<std::string>(), data.kb, result.rules);
+  else ntp::write_mined_rules(std::cout, data.kb, result.rules);
+  std::cerr << "mined " << result.rules.size() << " rules from " << data.kb.facts.size() << " facts in "
+            << ntp::format_duration(seconds) << " (" << result.candidates << " candidates, " << result.bodies
+            << " bodies counted, " << result.estimated << " rules' pairs estimated from a sample)"
+            << (r.count("out") ? "; written to " + r["out"].as<std::string>() : std::string()) << "\n";
   return 0;
 }
 
@@ -467,6 +554,7 @@ int main(int argc, char** argv) {
     if (command == "prove") return cmd_prove(argc - 1, argv + 1);
     if (command == "answer") return cmd_answer(argc - 1, argv + 1);
     if (command == "rules") return cmd_rules(argc - 1, argv + 1);
+    if (command == "mine") return cmd_mine(argc - 1, argv + 1);
     std::cerr << "ntp: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const UsageError& e) {

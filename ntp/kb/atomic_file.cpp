@@ -1,5 +1,5 @@
-// ntp/model/atomic_file.cpp: write to a temporary file, sync, rename (see atomic_file.h).
-#include "ntp/model/atomic_file.h"
+// ntp/kb/atomic_file.cpp: write to a temporary file, sync, rename (see atomic_file.h).
+#include "ntp/kb/atomic_file.h"
 
 #include <cerrno>
 #include <cstdio>

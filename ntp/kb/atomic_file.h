@@ -1,4 +1,4 @@
-// ntp/model/atomic_file.h: writing a file so that it is either the old one or the
+// ntp/kb/atomic_file.h: writing a file so that it is either the old one or the
 // complete new one, whatever happens (a crash, a power loss, a full disk).
 #pragma once
 

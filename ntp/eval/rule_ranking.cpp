@@ -1,0 +1,158 @@
+// ntp/eval/rule_ranking.cpp: ranking by mined rules (see rule_ranking.h).
+#include "ntp/eval/rule_ranking.h"
+
+#include "ntp/mine/relation_graph.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace ntp {
+
+RuleAggregation rule_aggregation_from_name(const std::string& name) {
+  if (name == "max") return RuleAggregation::Max;
+  if (name == "noisy-or") return RuleAggregation::NoisyOr;
+  throw std::invalid_argument("rule aggregation is max or noisy-or, got '" + name + "'");
+}
+
+namespace {
+
+// The rules of each head predicate, most confident first (file order on ties).
+std::vector<std::vector<const MinedRule*>> rules_by_head(const KnowledgeBase& kb, const std::vector<MinedRule>& rules) {
+  std::vector<std::vector<const MinedRule*>> by_head(static_cast<std::size_t>(kb.predicates.size()));
+  for (const MinedRule& r : rules) by_head[static_cast<std::size_t>(r.head)].push_back(&r);
+  for (auto& list : by_head)
+    std::stable_sort(list.begin(), list.end(), [](const MinedRule* a, const MinedRule* b) { return a->confidence > b->confidence; });
+  return by_head;
+}
+
+// How many known atoms share a side's fixed part: (predicate, the other
+// argument, which argument is open) -> count.
+using SideCounts = std::unordered_map<std::uint64_t, int>;
+std::uint64_t side_key(int predicate, int fixed, int open) {
+  return (static_cast<std::uint64_t>(predicate) << 33) | (static_cast<std::uint64_t>(fixed) << 1) | static_cast<std::uint64_t>(open);
+}
+SideCounts count_sides(const std::unordered_set<Atom, AtomHash>& known) {
+  SideCounts counts;
+  for (const Atom& a : known)
+    if (a.args.size() == 2) ++counts[side_key(a.predicate, a.args[1], 0)], ++counts[side_key(a.predicate, a.args[0], 1)];
+  return counts;
+}
+
+// A constant's predictions: the confidences of the rules that reached it,
+// highest first (max), or folded into one noisy-or score.
+struct Prediction {
+  std::vector<double> confidences;
+  double noisy_or = 0;
+};
+
+// -1, 0 or 1 as a is below, equal to or above b.
+int compare(const Prediction& a, const Prediction& b, RuleAggregation how) {
+  if (how == RuleAggregation::NoisyOr) return a.noisy_or < b.noisy_or ? -1 : a.noisy_or > b.noisy_or ? 1 : 0;
+  const std::size_t n = std::min(a.confidences.size(), b.confidences.size());
+  for (std::size_t i = 0; i < n; ++i)
+    if (a.confidences[i] != b.confidences[i]) return a.confidences[i] < b.confidences[i] ? -1 : 1;
+  return a.confidences.size() < b.confidences.size() ? -1 : a.confidences.size() > b.confidences.size() ? 1 : 0;
+}
+
+// What one thread reuses between sides: the prediction of each constant reached.
+struct SideScratch {
+  std::vector<int> slot;  // (constants): index into `reached` + 1, 0 when not reached
+  std::vector<int> reached;
+  std::vector<Prediction> predictions;
+};
+
+// The predictions of `rules` at the open argument of a side whose other argument is `from`.
+void predict(const std::vector<const MinedRule*>& rules, int from, int open, RuleAggregation how,
+             SideScratch& s, PathWalker& walker) {
+  for (int c : s.reached) s.slot[static_cast<std::size_t>(c)] = 0;
+  s.reached.clear();
+  for (const MinedRule* r : rules) {
+    const std::vector<int> steps = open == 1 ? r->body : reversed_path(r->body);
+    for (int c : walker.walk(steps, from)) {
+      int& at = s.slot[static_cast<std::size_t>(c)];
+      if (at == 0) {
+        s.reached.push_back(c);
+        at = static_cast<int>(s.reached.size());
+        if (s.predictions.size() < s.reached.size()) s.predictions.emplace_back();
+        s.predictions[static_cast<std::size_t>(at - 1)] = Prediction{};
+      }
+      Prediction& p = s.predictions[static_cast<std::size_t>(at - 1)];
+      if (how == RuleAggregation::Max) p.confidences.push_back(r->confidence);
+      p.noisy_or = 1 - (1 - p.noisy_or) * (1 - r->confidence);
+    }
+  }
+}
+
+// The rank of the true constant at the side's open argument.
+SideRank rank_side(const KnowledgeBase& kb, const Atom& atom, int open, const std::unordered_set<Atom, AtomHash>& known,
+                   const SideCounts& side_counts, RuleAggregation how, const SideScratch& s) {
+  const int truth = atom.args[static_cast<std::size_t>(open)];
+  const int truth_at = s.slot[static_cast<std::size_t>(truth)];
+  const Prediction none;
+  const Prediction& truth_prediction = truth_at ? s.predictions[static_cast<std::size_t>(truth_at - 1)] : none;
+  const auto filtered = side_counts.find(side_key(atom.predicate, atom.args[static_cast<std::size_t>(1 - open)], open));
+  const long long others = kb.constants.size() - 1 - (filtered == side_counts.end() ? 0 : filtered->second - 1);
+  long long above = 0, equal = 0, predicted = 0;
+  Atom corrupted = atom;
+  for (std::size_t i = 0; i < s.reached.size(); ++i) {
+    const int c = s.reached[i];
+    if (c == truth) continue;
+    corrupted.args[static_cast<std::size_t>(open)] = c;
+    if (known.count(corrupted)) continue;
+    ++predicted;
+    const int order = compare(s.predictions[i], truth_prediction, how);
+    above += order > 0, equal += order == 0;
+  }
+  if (truth_at == 0) equal += others - predicted;  // the unpredicted, tied with the truth
+  SideRank r;
+  r.side = open;
+  r.mean = 1 + static_cast<double>(above) + static_cast<double>(equal) / 2;
+  r.optimistic = 1 + static_cast<double>(above);
+  r.scored = predicted;
+  r.corruptions = others;
+  r.tied = r.tied_on_score = equal > 0;
+  return r;
+}
+
+}  // namespace
+
+RankingResult rank_by_rules(const KnowledgeBase& kb, const std::vector<MinedRule>& rules,
+                            const std::vector<Atom>& test, const std::unordered_set<Atom, AtomHash>& known,
+                            const RuleRankingOptions& o) {
+  for (const Atom& a : test)
+    if (a.args.size() != 2) throw std::invalid_argument("ranking by rules needs binary test atoms, got " + to_string(kb, a));
+  const RelationGraph g(kb);
+  const auto by_head = rules_by_head(kb, rules);
+  const SideCounts side_counts = count_sides(known);
+  RankingResult result;
+  result.ranks.resize(2 * test.size());
+  std::size_t done = 0;
+#pragma omp parallel
+  {
+    SideScratch scratch;
+    scratch.slot.assign(static_cast<std::size_t>(kb.constants.size()), 0);
+    PathWalker walker(g);
+#pragma omp for schedule(dynamic, 4)
+    for (std::size_t i = 0; i < result.ranks.size(); ++i) {
+      const Atom& atom = test[i / 2];
+      const int open = static_cast<int>(i % 2);
+      const auto& head_rules = by_head[static_cast<std::size_t>(atom.predicate)];
+      predict(head_rules, atom.args[static_cast<std::size_t>(1 - open)], open, o.aggregation, scratch, walker);
+      result.ranks[i] = rank_side(kb, atom, open, known, side_counts, o.aggregation, scratch);
+      result.ranks[i].triple = i / 2;
+#pragma omp critical(ntp_rule_ranking_progress)
+      if (o.progress) o.progress(++done, result.ranks.size());
+    }
+  }
+  std::vector<double> mean, optimistic;
+  for (const SideRank& r : result.ranks) {
+    mean.push_back(r.mean), optimistic.push_back(r.optimistic);
+    result.tied_ranks += r.tied, result.tied_on_score_alone += r.tied_on_score;
+  }
+  result.mean_ties = ranking_metrics(mean);
+  result.optimistic_ties = ranking_metrics(optimistic);
+  return result;
+}
+
+}  // namespace ntp

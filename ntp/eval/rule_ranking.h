@@ -1,0 +1,44 @@
+// ntp/eval/rule_ranking.h: filtered ranking with mined rules applied
+// symbolically (mine/miner.h): the baseline that a neural prover, which can
+// start from those rules, must beat.
+//
+// A side such as h(s, ?) is answered by every rule with head h: its body is
+// walked from s (relation_graph.h; for h(?, o), backward from o), and each
+// constant reached is predicted with the rule's confidence. Constants are
+// ordered by the confidences of the rules predicting them, aggregated
+//   max       as AnyBURL does: by the best rule's confidence, ties broken by
+//             the second best, and so on (a constant predicted by more rules
+//             wins an otherwise equal comparison);
+//   noisy-or  by 1 - prod(1 - confidence).
+// A constant no rule predicts scores below every predicted one; the true
+// constant's rank among the unpredicted is their mean rank.
+#pragma once
+
+#include "ntp/eval/ranking.h"
+#include "ntp/mine/mined_rule.h"
+
+#include <functional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+namespace ntp {
+
+enum class RuleAggregation { Max, NoisyOr };
+// "max" or "noisy-or"; throws std::invalid_argument for another name.
+RuleAggregation rule_aggregation_from_name(const std::string& name);
+
+struct RuleRankingOptions {
+  RuleAggregation aggregation = RuleAggregation::Max;
+  // Called after each ranked side with (sides done, sides in all), from one thread at a time.
+  std::function<void(std::size_t, std::size_t)> progress;
+};
+
+// Ranks both sides of every test atom among all of kb's constants, leaving
+// out the corruptions in `known` (train ∪ dev ∪ test); rules are walked over
+// kb.facts. SideRank::scored counts the constants some rule predicted.
+RankingResult rank_by_rules(const KnowledgeBase& kb, const std::vector<MinedRule>& rules,
+                            const std::vector<Atom>& test, const std::unordered_set<Atom, AtomHash>& known,
+                            const RuleRankingOptions& options = {});
+
+}  // namespace ntp

@@ -1,0 +1,44 @@
+// ntp/mine/mined_rule.h: a rule counted on the facts, with AMIE's measures.
+//
+// A mined rule h(X, Y) :- body(X, Y) has a body that is a path of steps
+// (relation_graph.h) from X to Y: one atom (h(X, Y) :- r(X, Y), or the
+// inverse h(X, Y) :- r(Y, X)) or a chain of two through a variable Z. With
+// a *pair* meaning two distinct constants (x, y) that the body connects
+// through distinct constants (object identity), Galárraga et al.'s measures
+// (AMIE, WWW 2013) are:
+//   support         pairs of the body that are facts of h
+//   head coverage   support / facts of h
+//   confidence      support / pairs of the body
+//   PCA confidence  support / pairs of the body whose x already has some
+//                   h(x, y') fact (the partial completeness assumption: a
+//                   subject with one known h fact has all of them known);
+//                   for a head that is more functional the other way round
+//                   (fewer facts per object than per subject), whose y has
+//                   some h(x', y) fact.
+#pragma once
+
+#include "ntp/kb/kb.h"
+
+#include <string>
+#include <vector>
+
+namespace ntp {
+
+struct MinedRule {
+  int head = -1;           // the head's KB predicate
+  std::vector<int> body;   // steps from X to Y (relation_graph.h)
+  long long support = 0;
+  double body_pairs = 0;   // pairs of the body
+  double pca_pairs = 0;    // of those, on the head's known side (PCA)
+  bool estimated = false;  // body_pairs and pca_pairs scaled up from a sample of X values
+  double head_coverage = 0, confidence = 0, pca_confidence = 0;
+};
+
+// Fills the three ratios from the counts and the head's fact count.
+void set_measures(MinedRule& rule, long long head_facts);
+
+// "h(X, Y) :- r(X, Z), s(Y, Z)": the rule in the .nlt syntax, its
+// predicates by name (a chain's middle variable is Z; of three atoms, Z1, Z2).
+std::string rule_text(const KnowledgeBase& kb, const MinedRule& rule);
+
+}  // namespace ntp

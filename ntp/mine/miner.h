@@ -1,0 +1,57 @@
+// ntp/mine/miner.h: rules counted on the training facts, AMIE-style
+// (mined_rule.h gives the rule shapes and measures).
+//
+// Two passes over the KB's graph (relation_graph.h), each in parallel (OpenMP):
+//   1. support: for every fact h(x, y), every body path of one or two steps
+//      from x to y, found by marking y's neighbours and walking x's edges;
+//      each distinct body counts once per fact.
+//   2. pairs: for each body kept for some head (support, head coverage, at
+//      most max_candidates_per_head per head, most support first), every x it
+//      starts from is walked to its distinct y, once for all the heads that
+//      share the body. A body whose walk would take more than
+//      max_body_work edges is walked from a random sample of its x values
+//      and its counts scaled up (the rule is marked `estimated`): on
+//      FB15k-237 a few bodies such as gender(X, Z), gender(Y, Z) connect
+//      tens of millions of pairs.
+#pragma once
+
+#include "ntp/kb/kb.h"
+#include "ntp/mine/mined_rule.h"
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ntp {
+
+struct MineOptions {
+  int max_body_atoms = 2;            // 1 or 2
+  long long min_support = 2;         // pairs a rule must predict correctly
+  double min_head_coverage = 0.001;  // and that share of its head's facts
+  double min_confidence = 0.001;     // kept after counting
+  int max_candidates_per_head = 200;  // bodies counted per head, most support first
+  int rules_per_head = 0;            // kept per head, most confident first; 0 = all
+  double max_body_work = 2e7;        // edges one body's pair count may walk before it samples
+  std::uint64_t seed = 0;            // of those samples
+  // Called with (phase, done, total) as work is done, from one thread at a
+  // time: phase "support" counts facts, "pairs" counts bodies.
+  std::function<void(const std::string&, std::size_t, std::size_t)> progress;
+  // When set and raised, mining stops at its next check (within a body or a
+  // few thousand facts) and returns what it has: MineResult::stopped.
+  const std::atomic<bool>* stop = nullptr;
+};
+
+struct MineResult {
+  std::vector<MinedRule> rules;  // by head predicate, then confidence (highest first)
+  bool stopped = false;          // stopped early: rules is empty
+  long long candidates = 0;      // (head, body) pairs that passed support and head coverage
+  long long bodies = 0;          // distinct bodies whose pairs were counted
+  long long estimated = 0;       // rules whose pairs were counted on a sample
+};
+
+// Throws std::invalid_argument for options out of range.
+MineResult mine_rules(const KnowledgeBase& kb, const MineOptions& options = {});
+
+}  // namespace ntp
