@@ -2,9 +2,13 @@
 #include "ntp/train/combine_choice.h"
 
 #include "ntp/index/make_fact_index.h"
+#include "ntp/eval/ranking.h"
+#include "ntp/kb/text.h"
 #include "ntp/train/dev_metric.h"
 
+#include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <cstdio>
 #include <ostream>
 #include <stdexcept>
@@ -16,29 +20,78 @@ void check_combine_choice(bool complex, const TrainingData& data) {
   if (dev_metric_name(data).empty()) throw std::invalid_argument("choosing the combine rule on dev needs dev atoms");
 }
 
-CombineChoice choose_combine(Model& model, const TrainingData& data, std::size_t max_dev_atoms, std::ostream* progress) {
+namespace {
+
+constexpr Combine kRules[] = {Combine::Mean, Combine::Max, Combine::Proof};
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// A labelled dev file (WN11): each rule's accuracy, measured whole (cheap:
+// one score per atom, no ranking).
+void measure_labelled(Model& model, const TrainingData& data, const ScoreOptions& scoring, std::size_t max_dev_atoms,
+                      CombineChoice& choice) {
+  for (Combine rule : kRules) {
+    model.prover.combine = rule;
+    choice.measured.emplace_back(rule, dev_metric(model, data, scoring, max_dev_atoms));
+  }
+}
+
+// Ranked dev facts: each rule's MRR on the same atoms, ranked round by round
+// until all are done, the budget has run out or a stop is asked for.
+void measure_in_rounds(Model& model, const TrainingData& data, const ScoreOptions& scoring, std::size_t max_dev_atoms,
+                       const ChoiceLimits& limits, std::ostream* progress, CombineChoice& choice) {
+  const std::vector<Atom> atoms = dev_facts_measured(data, max_dev_atoms);
+  const auto known = filter_set(model, data.dev);
+  std::vector<double> reciprocal(std::size(kRules), 0.0);
+  std::size_t done = 0, sides = 0;
+  const Clock::time_point start = Clock::now();
+  Clock::time_point shown = start;
+  while (done < atoms.size()) {
+    if (limits.stop != nullptr && limits.stop->load()) { choice.stopped = true; break; }
+    if (done > 0 && limits.seconds > 0 && seconds_since(start) > limits.seconds) { choice.over_budget = true; break; }
+    const std::vector<Atom> round(atoms.begin() + static_cast<std::ptrdiff_t>(done),
+                                  atoms.begin() + static_cast<std::ptrdiff_t>(std::min(atoms.size(), done + kCombineChoiceRound)));
+    for (std::size_t r = 0; r < std::size(kRules); ++r) {
+      model.prover.combine = kRules[r];
+      for (const SideRank& side : evaluate_ranking(model, round, known, scoring).ranks) reciprocal[r] += 1 / side.mean;
+    }
+    done += round.size();
+    sides += 2 * round.size();
+    if (progress && (done == atoms.size() || seconds_since(shown) > 10)) {
+      shown = Clock::now();
+      const double elapsed = seconds_since(start);
+      *progress << "  ranked " << done << "/" << atoms.size() << " dev atoms under mean, max and proof  elapsed "
+                << format_duration(elapsed) << "  eta "
+                << format_duration(elapsed / static_cast<double>(done) * static_cast<double>(atoms.size() - done))
+                << std::endl;
+    }
+  }
+  choice.dev_atoms = done;
+  if (sides == 0) return;
+  for (std::size_t r = 0; r < std::size(kRules); ++r) choice.measured.emplace_back(kRules[r], reciprocal[r] / static_cast<double>(sides));
+}
+
+}  // namespace
+
+CombineChoice choose_combine(Model& model, const TrainingData& data, std::size_t max_dev_atoms, std::ostream* progress,
+                             const ChoiceLimits& limits) {
   check_combine_choice(model.prover.complex, data);
   CombineChoice choice;
+  choice.chosen = model.prover.combine;  // kept when nothing is measured
   choice.dev_atoms = dev_atoms_measured(data, max_dev_atoms);
   ScoreOptions scoring;
   scoring.facts = make_fact_index(model, "exact");  // as `ntp eval` ranks; built once for the three
+  if (!data.dev_labelled.empty()) measure_labelled(model, data, scoring, max_dev_atoms, choice);
+  else measure_in_rounds(model, data, scoring, max_dev_atoms, limits, progress, choice);
   double best = -1;
-  for (Combine rule : {Combine::Mean, Combine::Max, Combine::Proof}) {
-    model.prover.combine = rule;
-    const auto start = std::chrono::steady_clock::now();
-    const double metric = dev_metric(model, data, scoring, max_dev_atoms);
-    choice.measured.emplace_back(rule, metric);
+  for (const auto& [rule, metric] : choice.measured) {
     if (progress) {
-      const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-      char line[96];
-      std::snprintf(line, sizeof line, "  %-5s dev %s %.4f (%.1f s)", combine_name(rule),
-                    dev_metric_name(data).c_str(), metric, took.count());
+      char line[64];
+      std::snprintf(line, sizeof line, "  %-5s dev %s %.4f", combine_name(rule), dev_metric_name(data).c_str(), metric);
       *progress << line << std::endl;
     }
-    if (metric > best) {
-      best = metric;
-      choice.chosen = rule;
-    }
+    if (metric > best) best = metric, choice.chosen = rule;
   }
   model.prover.combine = choice.chosen;
   return choice;
@@ -47,7 +100,10 @@ CombineChoice choose_combine(Model& model, const TrainingData& data, std::size_t
 std::string describe(const CombineChoice& choice, const std::string& metric) {
   std::vector<std::pair<std::string, double>> measured;
   for (const auto& [rule, value] : choice.measured) measured.emplace_back(combine_name(rule), value);
-  return describe_dev_choice(combine_name(choice.chosen), metric, choice.dev_atoms, measured);
+  std::string text = describe_dev_choice(combine_name(choice.chosen), metric, choice.dev_atoms, measured);
+  if (choice.over_budget) text += " (the time budget ran out: " + std::to_string(choice.dev_atoms) + " atoms measured)";
+  if (choice.stopped) text += " (stopped after " + std::to_string(choice.dev_atoms) + " atoms)";
+  return text;
 }
 
 }  // namespace ntp

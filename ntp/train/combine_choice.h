@@ -12,6 +12,7 @@
 #include "ntp/model/model.h"
 #include "ntp/train/training_data.h"
 
+#include <atomic>
 #include <cstddef>
 #include <iosfwd>
 #include <string>
@@ -23,11 +24,24 @@ namespace ntp {
 // Dev facts ranked three times are costly on a large KB: at most this many,
 // spread over the dev file (WN18RR: 3,034), are measured.
 constexpr std::size_t kCombineChoiceDevAtoms = 500;
+// They are ranked in rounds of this many, under every rule in turn, so that
+// a time budget or a stop can end the choice between rounds.
+constexpr std::size_t kCombineChoiceRound = 20;
+
+// What bounds a choice: once `seconds` have passed (0: no budget) the dev
+// atoms measured so far decide, and a raised `stop` ends it at the next
+// round, keeping the best rule so far (the model's own with no round done).
+struct ChoiceLimits {
+  double seconds = 0;
+  const std::atomic<bool>* stop = nullptr;
+};
 
 struct CombineChoice {
   Combine chosen = Combine::Mean;
   std::vector<std::pair<Combine, double>> measured;  // each rule's dev metric, in the order tried
   std::size_t dev_atoms = 0;                         // how many dev atoms were measured
+  bool over_budget = false;                          // fewer than asked: the time budget ran out
+  bool stopped = false;                              // fewer than asked: stopped
 
   // The chosen rule's dev metric (-1 if nothing was measured).
   double chosen_metric() const {
@@ -42,13 +56,16 @@ struct CombineChoice {
 void check_combine_choice(bool complex, const TrainingData& data);
 
 // Measures `model`'s dev metric with each rule (mean first: on an exact tie
-// the earlier rule stays) and sets model.prover.combine to the best.
-// Checks check_combine_choice first. `progress` (may be
-// null) gets a line per rule as it is measured, with its seconds.
+// the earlier rule stays) on the same dev atoms, and sets
+// model.prover.combine to the best. Checks check_combine_choice first.
+// `progress` (may be null) gets a line every few seconds with the atoms
+// ranked, the time taken and left, and each rule's metric at the end.
 CombineChoice choose_combine(Model& model, const TrainingData& data,
-                             std::size_t max_dev_atoms = kCombineChoiceDevAtoms, std::ostream* progress = nullptr);
+                             std::size_t max_dev_atoms = kCombineChoiceDevAtoms, std::ostream* progress = nullptr,
+                             const ChoiceLimits& limits = {});
 
-// "proof (dev mrr on 500 atoms: mean 0.7896, max 0.8961, proof 0.9265)".
+// "proof (dev mrr on 500 atoms: mean 0.7896, max 0.8961, proof 0.9265)",
+// and when cut short "..., 60 of 500 atoms within the time budget)".
 std::string describe(const CombineChoice& choice, const std::string& metric);
 
 }  // namespace ntp

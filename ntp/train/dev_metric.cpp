@@ -32,6 +32,10 @@ std::size_t dev_atoms_measured(const TrainingData& data, std::size_t max_atoms) 
   return max_atoms == 0 ? all : std::min(all, max_atoms);
 }
 
+std::vector<Atom> dev_facts_measured(const TrainingData& data, std::size_t max_atoms) {
+  return spread_sample(data.dev, max_atoms);
+}
+
 double dev_metric(const Model& model, const TrainingData& data, const ScoreOptions& scoring, std::size_t max_atoms) {
   if (!data.dev_labelled.empty()) {
     std::vector<Atom> atoms;
@@ -43,7 +47,7 @@ double dev_metric(const Model& model, const TrainingData& data, const ScoreOptio
     return evaluate_classification(model, atoms, labels, atoms, labels, scoring).dev_accuracy_per_relation;
   }
   if (data.dev.empty()) return -1;
-  return evaluate_ranking(model, spread_sample(data.dev, max_atoms), filter_set(model, data.dev), scoring).mean_ties.mrr;
+  return evaluate_ranking(model, dev_facts_measured(data, max_atoms), filter_set(model, data.dev), scoring).mean_ties.mrr;
 }
 
 std::string describe_dev_choice(const std::string& chosen, const std::string& metric, std::size_t atoms,

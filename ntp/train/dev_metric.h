@@ -21,6 +21,9 @@ std::string dev_metric_name(const TrainingData& data);
 // How many dev atoms the metric measures: all of them, or at most
 // `max_atoms` (0 = no limit) spread evenly over the dev file.
 std::size_t dev_atoms_measured(const TrainingData& data, std::size_t max_atoms);
+// The dev facts a ranking metric measures (not for a labelled dev file):
+// all of them, or `max_atoms` spread evenly over the file.
+std::vector<Atom> dev_facts_measured(const TrainingData& data, std::size_t max_atoms);
 // The metric's value for `model` scored as `scoring` says; -1 without dev
 // atoms. A filtered ranking filters every dev fact, measured or not.
 double dev_metric(const Model& model, const TrainingData& data, const ScoreOptions& scoring = {},

@@ -13,6 +13,8 @@
 #include "ntp/kb/build_info.h"
 #include "ntp/kb/text.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -113,13 +115,23 @@ bool chooses_combine(const ModelOptions& model_options, const RunOptions& run, c
   return model_options.prover.complex && !dev_metric_name(data).empty();
 }
 
+// A choice made on dev after training may take this share of the training's
+// time (or a minute, whichever is more): ranking dev facts under three rules
+// on a large KB would otherwise take longer than the training itself.
+constexpr double kChoiceShareOfTraining = 0.2;
+constexpr double kChoiceMinSeconds = 60;
+
 // The kept model's combine rule, chosen on dev and saved with it.
-CombineChoice choose_kept_combine(const TrainingData& data, const RunOptions& run, std::ostream* progress) {
+CombineChoice choose_kept_combine(const TrainingData& data, const RunOptions& run, double training_seconds,
+                                  std::ostream* progress) {
   Model kept = load_model(run.model_path);
+  ChoiceLimits limits;
+  limits.seconds = std::max(kChoiceMinSeconds, kChoiceShareOfTraining * training_seconds);
+  limits.stop = run.stop;
   if (progress)
-    *progress << "choosing the combine rule on " << dev_atoms_measured(data, kCombineChoiceDevAtoms) << " dev atoms"
-              << std::endl;
-  const CombineChoice choice = choose_combine(kept, data, kCombineChoiceDevAtoms, progress);
+    *progress << "choosing the combine rule on " << dev_atoms_measured(data, kCombineChoiceDevAtoms)
+              << " dev atoms (at most " << format_duration(limits.seconds) << ")" << std::endl;
+  const CombineChoice choice = choose_combine(kept, data, kCombineChoiceDevAtoms, progress, limits);
   save_model(kept, run.model_path);
   return choice;
 }
@@ -147,11 +159,13 @@ RunResult train_one(const TrainingData& data, const ModelOptions& model_options,
   hooks.progress = progress;
   hooks.after_epoch = [&keeper](EpochReport& report) { keeper.after_epoch(report); };
   hooks.stop_requested = [&run] { return run.stop != nullptr && run.stop->load(); };
+  const auto training_start = std::chrono::steady_clock::now();
   result.finished = train_epochs(c.model, options, c.state, hooks);
+  const std::chrono::duration<double> training_time = std::chrono::steady_clock::now() - training_start;
   if (!result.finished) save_checkpoint(c, result.checkpoint);
   else if (run.keep == Keep::Last || c.best_epoch == 0) save_model(c.model, run.model_path);
   if (result.finished && combine_on_dev) {
-    const CombineChoice choice = choose_kept_combine(data, run, progress);
+    const CombineChoice choice = choose_kept_combine(data, run, training_time.count(), progress);
     result.combine_choice = describe(choice, dev_metric_name(data));
     if (kept_dev) *kept_dev = choice.chosen_metric();
   }

@@ -5,6 +5,7 @@
 // path; the option checks name the setting.
 #include "ntp/ntp.h"
 #include "ntp/train/checkpoint.h"
+#include "ntp/train/combine_choice.h"
 #include "ntp/train/dev_metric.h"
 #include "ntp/train/epochs.h"
 #include "ntp/train/new_model.h"
@@ -350,4 +351,49 @@ TEST_CASE("several L2 values: one run each, the best on dev kept byte for byte, 
   ntp::train(no_dev, small_model_options(), first, run, nullptr);
   CHECK(bytes_of(ntp::load_model(run.model_path)) == without_dev);
   remove_model_files(run.model_path);
+}
+
+TEST_CASE("the combine choice ranks its dev facts in rounds: all of them, or those done when the budget or a stop ends it") {
+  omp_set_num_threads(1);
+  // 50 dev facts s(b_i, a_i) that training does not see: three rounds of 20, 20 and 10.
+  std::ostringstream facts;
+  for (int i = 1; i <= 80; ++i) facts << "r(a" << i << ",b" << i << ").\n" << (i <= 30 ? "s(b" : "% s(b") << i << ",a" << i << ").\n";
+  ntp::TrainingData data = ntp::training_data_from_text(facts.str(), "2  #1(X, Y) :- #2(Y, X).\n");
+  for (int i = 31; i <= 80; ++i)
+    data.dev.push_back({data.kb.predicates.find("s"),
+                        {data.kb.constants.find("b" + std::to_string(i)), data.kb.constants.find("a" + std::to_string(i))}});
+  ntp::ModelOptions mo = small_model_options();
+  mo.prover.complex = true;
+  const ntp::Model trained = ntp::new_model(data, mo);
+
+  ntp::Model m = trained;
+  std::ostringstream lines;
+  const ntp::CombineChoice all = ntp::choose_combine(m, data, ntp::kCombineChoiceDevAtoms, &lines);
+  CHECK(all.dev_atoms == 50);
+  CHECK_FALSE(all.over_budget);
+  CHECK(lines.str().find("ranked 50/50 dev atoms") != std::string::npos);
+  // Rounds add up to the metric of ranking all of them at once.
+  for (const auto& [rule, metric] : all.measured) {
+    ntp::Model one = trained;
+    one.prover.combine = rule;
+    CHECK(metric == doctest::Approx(ntp::dev_metric(one, data)).epsilon(1e-12));
+  }
+
+  ntp::ChoiceLimits limits;
+  limits.seconds = 1e-9;  // gone after the first round, which is always measured
+  m = trained;
+  const ntp::CombineChoice cut = ntp::choose_combine(m, data, ntp::kCombineChoiceDevAtoms, nullptr, limits);
+  CHECK(cut.over_budget);
+  CHECK(cut.dev_atoms == ntp::kCombineChoiceRound);
+  CHECK(ntp::describe(cut, "mrr").find("the time budget ran out: 20 atoms measured") != std::string::npos);
+
+  std::atomic<bool> stop{true};
+  limits = ntp::ChoiceLimits{};
+  limits.stop = &stop;
+  m = trained;
+  m.prover.combine = ntp::Combine::Max;
+  const ntp::CombineChoice stopped = ntp::choose_combine(m, data, ntp::kCombineChoiceDevAtoms, nullptr, limits);
+  CHECK(stopped.stopped);
+  CHECK(stopped.measured.empty());
+  CHECK(m.prover.combine == ntp::Combine::Max);  // nothing measured: the model's own rule stays
 }
