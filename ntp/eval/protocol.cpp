@@ -5,6 +5,7 @@
 #include "ntp/eval/ranking.h"
 #include "ntp/eval/rule_ranking.h"
 #include "ntp/mine/rules_file.h"
+#include "ntp/model/complex.h"
 #include "ntp/eval/sample.h"
 
 #include "ntp/kb/parse.h"
@@ -103,15 +104,31 @@ RankingResult rank_by_model(const Model& model, const std::vector<Atom>& ranked,
   return evaluate_ranking(model, ranked, known, scoring, how);
 }
 
+// Every constant's score at the open argument of `atom`, as `scoring` says:
+// ComplEx alone in one product, else one atom at a time.
+std::vector<double> model_scores_at(const Model& model, const ScoreOptions& scoring, const Atom& atom, int open) {
+  if (scoring.source == ScoreSource::ComplexOnly) return complex_scores_at(model, atom, open);
+  std::vector<Atom> atoms(static_cast<std::size_t>(model.kb.constants.size()), atom);
+  for (std::size_t c = 0; c < atoms.size(); ++c) atoms[c].args[static_cast<std::size_t>(open)] = static_cast<int>(c);
+  std::vector<double> scores;
+  for (const RankKey& key : rank_keys(model, atoms, scoring)) scores.push_back(key.score);
+  return scores;
+}
+
 RankingResult rank_by_mined_rules(const Model& model, const std::vector<Atom>& ranked,
-                                  const std::unordered_set<Atom, AtomHash>& known, const EvalRequest& q,
-                                  EvalReport& report) {
+                                  const std::unordered_set<Atom, AtomHash>& known, const ScoreOptions& scoring,
+                                  const EvalRequest& q, EvalReport& report) {
   RuleRankingOptions how;
   how.aggregation = rule_aggregation_from_name(q.aggregation);
   how.progress = q.progress;
+  if (q.rule_ties != "mean" && q.rule_ties != "model")
+    throw std::invalid_argument("rule ties are mean or model, got '" + q.rule_ties + "'");
+  if (q.rule_ties == "model")
+    how.tie_scores = [&](const Atom& atom, int open) { return model_scores_at(model, scoring, atom, open); };
   const std::vector<MinedRule> rules = read_mined_rules(q.rules, model.kb);
   report.note = "ranking with the " + std::to_string(rules.size()) + " rules of " + q.rules +
-                " applied symbolically over the model's facts (" + q.aggregation + " of their confidences), not the model";
+                " applied symbolically over the model's facts (" + q.aggregation + " of their confidences), " +
+                (q.rule_ties == "model" ? "their ties broken by the model's score" : "not the model");
   return rank_by_rules(model.kb, rules, ranked, known, how);
 }
 
@@ -120,8 +137,9 @@ void ranking(const Model& model, const EvalRequest& q, const ScoreOptions& given
   const std::vector<Atom> atoms = read_facts(q.test, kb, NewSymbols::Refuse);
   const std::unordered_set<Atom, AtomHash> known = filter_set(model, atoms, q.filter);  // every triple, sampled or not
   const std::vector<Atom> ranked = triples_to_rank(atoms, q);
-  const ScoreOptions scoring = q.rules.empty() ? exact_unless_named(model, q, given, report) : given;
-  const RankingResult result = q.rules.empty() ? rank_by_model(model, ranked, known, scoring, q) : rank_by_mined_rules(model, ranked, known, q, report);
+  const ScoreOptions scoring = exact_unless_named(model, q, given, report);
+  const RankingResult result = q.rules.empty() ? rank_by_model(model, ranked, known, scoring, q)
+                                               : rank_by_mined_rules(model, ranked, known, scoring, q, report);
   if (!q.ranks.empty()) write_ranks(q.ranks, model, ranked, result);
   const RankingMetrics& m = result.mean_ties;
   report.lines.push_back(ranking_line(m, std::to_string(m.count) + " ranks, ties by mean rank"));

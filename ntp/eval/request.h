@@ -34,6 +34,9 @@ struct EvalRequest {
   // "max" or "noisy-or".
   std::string rules;
   std::string aggregation = "max";
+  // With `rules`: "mean" (constants the rules tie take their mean rank) or
+  // "model" (the model's score, as `score` says, orders them).
+  std::string rule_ties = "mean";
   // ranking: called after each ranked side with (sides done, sides in all).
   std::function<void(std::size_t, std::size_t)> progress;
 };

@@ -84,9 +84,28 @@ void predict(const std::vector<const MinedRule*>& rules, int from, int open, Rul
   }
 }
 
-// The rank of the true constant at the side's open argument.
+// How many unpredicted, unfiltered constants other than the truth a model's
+// scores put above it and level with it (the truth unpredicted too).
+std::pair<long long, long long> unpredicted_against(const Atom& atom, int open, const std::vector<double>& scores,
+                                                    const std::unordered_set<Atom, AtomHash>& known, const SideScratch& s) {
+  const int truth = atom.args[static_cast<std::size_t>(open)];
+  const double t = scores[static_cast<std::size_t>(truth)];
+  long long above = 0, level = 0;
+  Atom corrupted = atom;
+  for (int c = 0; c < static_cast<int>(scores.size()); ++c) {
+    if (c == truth || s.slot[static_cast<std::size_t>(c)] != 0) continue;
+    corrupted.args[static_cast<std::size_t>(open)] = c;
+    if (known.count(corrupted)) continue;
+    above += scores[static_cast<std::size_t>(c)] > t, level += scores[static_cast<std::size_t>(c)] == t;
+  }
+  return {above, level};
+}
+
+// The rank of the true constant at the side's open argument; `scores` (C
+// values, or empty) break the rules' ties.
 SideRank rank_side(const KnowledgeBase& kb, const Atom& atom, int open, const std::unordered_set<Atom, AtomHash>& known,
-                   const SideCounts& side_counts, RuleAggregation how, const SideScratch& s) {
+                   const SideCounts& side_counts, RuleAggregation how, const SideScratch& s,
+                   const std::vector<double>& scores) {
   const int truth = atom.args[static_cast<std::size_t>(open)];
   const int truth_at = s.slot[static_cast<std::size_t>(truth)];
   const Prediction none;
@@ -101,10 +120,18 @@ SideRank rank_side(const KnowledgeBase& kb, const Atom& atom, int open, const st
     corrupted.args[static_cast<std::size_t>(open)] = c;
     if (known.count(corrupted)) continue;
     ++predicted;
-    const int order = compare(s.predictions[i], truth_prediction, how);
+    int order = compare(s.predictions[i], truth_prediction, how);
+    if (order == 0 && !scores.empty()) {
+      const double mine = scores[static_cast<std::size_t>(c)], theirs = scores[static_cast<std::size_t>(truth)];
+      order = mine > theirs ? 1 : mine < theirs ? -1 : 0;
+    }
     above += order > 0, equal += order == 0;
   }
-  if (truth_at == 0) equal += others - predicted;  // the unpredicted, tied with the truth
+  if (truth_at == 0 && scores.empty()) equal += others - predicted;  // the unpredicted, tied with the truth
+  if (truth_at == 0 && !scores.empty()) {
+    const auto [a, level] = unpredicted_against(atom, open, scores, known, s);
+    above += a, equal += level;
+  }
   SideRank r;
   r.side = open;
   r.mean = 1 + static_cast<double>(above) + static_cast<double>(equal) / 2;
@@ -139,7 +166,8 @@ RankingResult rank_by_rules(const KnowledgeBase& kb, const std::vector<MinedRule
       const int open = static_cast<int>(i % 2);
       const auto& head_rules = by_head[static_cast<std::size_t>(atom.predicate)];
       predict(head_rules, atom.args[static_cast<std::size_t>(1 - open)], open, o.aggregation, scratch, walker);
-      result.ranks[i] = rank_side(kb, atom, open, known, side_counts, o.aggregation, scratch);
+      const std::vector<double> scores = o.tie_scores ? o.tie_scores(atom, open) : std::vector<double>();
+      result.ranks[i] = rank_side(kb, atom, open, known, side_counts, o.aggregation, scratch, scores);
       result.ranks[i].triple = i / 2;
 #pragma omp critical(ntp_rule_ranking_progress)
       if (o.progress) o.progress(++done, result.ranks.size());

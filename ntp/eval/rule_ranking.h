@@ -11,7 +11,11 @@
 //             wins an otherwise equal comparison);
 //   noisy-or  by 1 - prod(1 - confidence).
 // A constant no rule predicts scores below every predicted one; the true
-// constant's rank among the unpredicted is their mean rank.
+// constant's rank among the unpredicted is their mean rank, unless a model
+// breaks the ties the rules leave (RuleRankingOptions::tie_scores): then
+// constants the rules cannot tell apart, predicted alike or not predicted
+// at all, are ordered by the model's score (AnyBURL's rules first, an
+// embedding model for what they leave open).
 #pragma once
 
 #include "ntp/eval/ranking.h"
@@ -30,6 +34,10 @@ RuleAggregation rule_aggregation_from_name(const std::string& name);
 
 struct RuleRankingOptions {
   RuleAggregation aggregation = RuleAggregation::Max;
+  // When set: every constant's score at the open argument of `atom` (C
+  // values), which orders constants the rules tie. Called from several
+  // threads at once.
+  std::function<std::vector<double>(const Atom& atom, int open)> tie_scores;
   // Called after each ranked side with (sides done, sides in all), from one thread at a time.
   std::function<void(std::size_t, std::size_t)> progress;
 };

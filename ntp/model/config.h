@@ -37,6 +37,10 @@ struct ProverConfig {
   int depth = 1;          // maximum rule applications on one proof path, 0..kMaxDepth
   int k_facts = 1;        // facts kept per `or` step; 0 = every fact (exhaustive)
   int k_rules = 0;        // rules kept per `or` step, nearest heads first; 0 = all rules
+  // Facts kept per `or` step for an atom with an unbound argument, such as a
+  // chain's first hop q(X, Z) with Z free, whose nearest fact is one of many
+  // that bind Z; 0 = k_facts. Ignored when k_facts is 0 (every fact).
+  int k_open = 0;
   std::string index = "auto";  // fact index (fact_index.h): auto|table|brute|kdtree|exact|hnsw
   bool complex = false;   // NTPλ: also score with ComplEx (complex.h)
   Combine combine = Combine::Max;  // NTPλ: how the proof and ComplEx scores join

@@ -206,11 +206,12 @@ void write_model(const Model& m, std::ostream& out) {
   w.matrix(m.rule_attention.value);  // (0, 0) without attention
   w.i32(static_cast<std::int32_t>(m.conditioning.kind));
   w.matrix(m.conditioning.weights.value);  // (0, 0) without conditional rules
-  for (const Template& t : m.kb.templates) {  // version 6: where mined templates started
+  for (const Template& t : m.kb.templates) {  // version 6: where mined templates started, and k for open atoms
     w.i32(static_cast<std::int32_t>(t.slot_starts.size()));
     for (int start : t.slot_starts) w.i32(start);
     w.f64(t.mined_confidence);
   }
+  w.i32(m.prover.k_open);
 }
 
 void save_model(const Model& m, const std::string& path) {
@@ -324,18 +325,20 @@ void put_conditioning(Reader& r, Model& m, std::int32_t kind, ad::Matrix weights
 }
 
 // Version 6's last section: each template's slot starts (none, or one per
-// slot: -1 or a KB predicate) and mined confidence.
-void read_mined_starts(Reader& r, KnowledgeBase& kb) {
-  for (Template& t : kb.templates) {
+// slot: -1 or a KB predicate) and mined confidence, then ProverConfig::k_open.
+void read_version6_tail(Reader& r, Model& m) {
+  for (Template& t : m.kb.templates) {
     t.slot_starts.resize(static_cast<std::size_t>(r.count(kMaxTemplateSymbols, 4)));
     for (int& start : t.slot_starts) {
       start = r.i32();
-      if (start < -1 || start >= kb.predicates.size()) r.fail("corrupt model file (slot start " + std::to_string(start) + ")");
+      if (start < -1 || start >= m.kb.predicates.size()) r.fail("corrupt model file (slot start " + std::to_string(start) + ")");
     }
     if (!t.slot_starts.empty() && t.slot_starts.size() != static_cast<std::size_t>(t.num_slots))
       r.fail("corrupt model file (slot starts of a template)");
     t.mined_confidence = r.f64();
   }
+  m.prover.k_open = r.i32();
+  if (m.prover.k_open < 0) r.fail("corrupt model file (k for open atoms " + std::to_string(m.prover.k_open) + ")");
 }
 
 }  // namespace
@@ -361,7 +364,7 @@ Model load_model(std::istream& in, const std::string& path) {
   m.filter_facts = std::move(filter_facts);
   put_tables(r, m, std::move(predicates), std::move(constants), std::move(attention));
   put_conditioning(r, m, reformulator, std::move(reformulator_weights));
-  if (version >= 6) read_mined_starts(r, m.kb);
+  if (version >= 6) read_version6_tail(r, m);
   return m;
 }
 

@@ -124,6 +124,10 @@ void add_model_settings(std::vector<TrainOption>& t) {
   t.push_back({"k-rules", OptionKind::Integer, "rules kept per or-step (0 = all)",
                [](const S& s) { return text(s.model.prover.k_rules); },
                [](S& s, V v) { s.model.prover.k_rules = read_int(v); }});
+  t.push_back({"k-open", OptionKind::Integer,
+               "facts kept per or-step for an atom with an unbound argument, as a chain rule's first hop (0 = k)",
+               [](const S& s) { return text(s.model.prover.k_open); },
+               [](S& s, V v) { s.model.prover.k_open = read_int(v); }});
   t.push_back({"index", OptionKind::Name,
                "fact index: auto, table, brute, kdtree, exact, hnsw (exact: for a trained model, as in evaluation; auto: table when the constants fit a C x C table, "
                "else hnsw)",

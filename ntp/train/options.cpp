@@ -30,6 +30,7 @@ void check_options(const ModelOptions& o) {
   require(p.depth >= 0 && p.depth <= ProverConfig::kMaxDepth, "proof depth",
           "in 0.." + std::to_string(ProverConfig::kMaxDepth) + " (the search grows exponentially with depth)", p.depth);
   require(p.k_facts >= 0, "the facts kept per or-step (k)", ">= 0 (0 = all)", p.k_facts);
+  require(p.k_open >= 0, "the facts kept per or-step for an open atom (k-open)", ">= 0 (0 = k)", p.k_open);
   require(p.k_rules >= 0, "the rules kept per or-step", ">= 0 (0 = all)", p.k_rules);
   check_fact_index_kind(p.index);
   require(!p.complex || o.dim % 2 == 0, "the embedding dimension", "even for ComplEx (pairs of real and imaginary parts)",

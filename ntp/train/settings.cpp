@@ -78,6 +78,7 @@ std::string training_settings(const TrainingData& data, const ModelOptions& m, c
     << "\neval-every=" << r.eval_every << "\nkeep=" << keep_name(r.keep) << "\ndata=" << data_hash(data) << "\n";
   // Only when on: checkpoints from before these options still resume.
   if (m.attention) s << "attention=1\n";
+  if (m.prover.k_open != 0) s << "k-open=" << m.prover.k_open << "\n";
   if (m.reformulator != Reformulator::None) s << "reformulator=" << reformulator_name(m.reformulator) << "\n";
   if (t.explore > 0) s << "explore=" << number(t.explore) << "\n";
   if (m.constant_init != 1.0) s << "constant-init=" << number(m.constant_init) << "\n";

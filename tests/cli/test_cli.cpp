@@ -395,6 +395,20 @@ TEST_CASE("mine writes rules that eval ranks with and train starts from; rules s
   CHECK(learnt.out.find("on the training facts)") != std::string::npos);
   const Run json = ntp("rules --model " + model + " --min-confidence 0 --json");
   CHECK(json.out.find("\"started_from\":") != std::string::npos);
+
+  // The rules first, the model ordering what they leave tied (here the many
+  // constants no rule predicts, which otherwise share their mean rank).
+  const Run hybrid = ntp("eval --model " + model + " --protocol ranking --rules " + rules + " --rule-ties model --test " +
+                         kFamily + "/test.nl --json --quiet");
+  REQUIRE_MESSAGE(hybrid.status == 0, hybrid.err);
+  CHECK(hybrid.out.find("their ties broken by the model's score") != std::string::npos);
+  const Run rules_only = ntp("eval --model " + model + " --protocol ranking --rules " + rules + " --test " + kFamily +
+                             "/test.nl --json --quiet");
+  REQUIRE(rules_only.status == 0);
+  CHECK(json_value(last_line(hybrid.out), "mrr") != json_value(last_line(rules_only.out), "mrr"));
+  const Run bad_ties = ntp("eval --model " + model + " --protocol ranking --rules " + rules + " --rule-ties best --test " +
+                           kFamily + "/test.nl");
+  CHECK(bad_ties.status == 2);
 }
 
 TEST_CASE("mine refuses what it cannot read, with the file and line") {

@@ -88,8 +88,9 @@ TEST_CASE("load_model refuses counts near the integer limits before allocating")
   // depth/k/k-rules 12, index "auto" 4 + 4, complex 4, combine 4, dim 4, P 4,
   // then the vocabularies p q | c0 c1 c2, the facts, one template, the filter
   // facts, the three tables, the reformulator kind and its table, and at the
-  // end the template's slot starts (a count, 0) and mined confidence (8 bytes).
-  const std::size_t slot_starts = bytes.size() - 4 - 8;
+  // end the template's slot starts (a count, 0), its mined confidence (8
+  // bytes) and k for open atoms.
+  const std::size_t slot_starts = bytes.size() - 4 - 8 - 4;
   const std::size_t reformulator_table = slot_starts - 8;  // (0, 0): no conditional rules
   const std::size_t attention_table = reformulator_table - 4 - 8;  // (0, 0): no rule attention
   const std::size_t constants_table = attention_table - 3 * 4 * 8 - 8;

@@ -3,6 +3,7 @@
 #include "ntp/eval/evaluate.h"
 #include "ntp/eval/ranking.h"
 #include "ntp/kb/parse.h"
+#include "ntp/ntp.h"
 #include "ntp/prover/prover.h"
 
 #include "table_gradcheck.h"
@@ -337,4 +338,22 @@ TEST_CASE("goals searched in chunks across threads give the batch searched on on
     REQUIRE(chunked.paths.size() == whole.paths.size());
     for (std::size_t p = 0; p < whole.paths.size(); ++p) CHECK(chunked.paths[p].comparisons == whole.paths[p].comparisons);
   }
+}
+
+TEST_CASE("k-open keeps more facts for an atom with an unbound argument, and a model file keeps it") {
+  // r(a, e) :- p(a, Z), q(Z, e) has three ways through Z: b, c and d.
+  ntp::KnowledgeBase kb = kb_from_text("p(a, b). p(a, c). p(a, d). q(b, e). q(c, e). q(d, e). r(x, y).",
+                                       "1  r(X, Y) :- p(X, Z), q(Z, Y).\n");
+  ntp::ProverConfig config;
+  config.depth = 1;
+  config.k_facts = 1;
+  config.index = "exact";
+  ntp::Model m = ntp::make_model(kb, 8, config, 4);
+  const std::size_t one = ntp::Reasoner(m).prove("r(a, e)", 100).proofs_searched;
+  m.prover.k_open = 3;
+  const std::size_t three = ntp::Reasoner(m).prove("r(a, e)", 100).proofs_searched;
+  CHECK(three > one);
+  const std::string path = std::string(NTP_BINARY_DIR) + "/test_k_open.ntp";
+  ntp::save_model(m, path);
+  CHECK(ntp::load_model(path).prover.k_open == 3);
 }

@@ -323,6 +323,8 @@ void add_eval_options(cxxopts::Options& o) {
      "facts, not with the model: the rules-alone baseline", cxxopts::value<std::string>())
     ("aggregation", "with --rules: how a constant's predicting rules combine: max (the best rule's confidence, ties "
      "broken by the next) or noisy-or", cxxopts::value<std::string>()->default_value("max"))
+    ("rule-ties", "with --rules: constants the rules tie take their mean rank (mean), or are ordered by the "
+     "model's score as --score says (model)", cxxopts::value<std::string>()->default_value("mean"))
     ("one-by-one", "ranking: score every corruption, not only those that can reach the true triple's score "
      "(slow; the ranks are the same: for checking)")
     ("ranks", "ranking: write each test triple's rank on each side to this TSV file", cxxopts::value<std::string>())
@@ -359,6 +361,7 @@ int cmd_eval(int argc, char** argv) {
   q.one_by_one = r.count("one-by-one") > 0;
   if (r.count("rules")) q.rules = r["rules"].as<std::string>();
   q.aggregation = r["aggregation"].as<std::string>();
+  q.rule_ties = r["rule-ties"].as<std::string>();
   if (r.count("ranks")) q.ranks = r["ranks"].as<std::string>();
   q.sample = static_cast<std::size_t>(r["sample"].as<int>());
   q.sample_seed = r["sample-seed"].as<unsigned long long>();
