@@ -111,7 +111,8 @@ SideRank rank_side(const KnowledgeBase& kb, const Atom& atom, int open, const st
   const Prediction none;
   const Prediction& truth_prediction = truth_at ? s.predictions[static_cast<std::size_t>(truth_at - 1)] : none;
   const auto filtered = side_counts.find(side_key(atom.predicate, atom.args[static_cast<std::size_t>(1 - open)], open));
-  const long long others = kb.constants.size() - 1 - (filtered == side_counts.end() ? 0 : filtered->second - 1);
+  const long long known_here = filtered == side_counts.end() ? 0 : filtered->second - (known.count(atom) ? 1 : 0);
+  const long long others = kb.constants.size() - 1 - known_here;  // unfiltered corruptions
   long long above = 0, equal = 0, predicted = 0;
   Atom corrupted = atom;
   for (std::size_t i = 0; i < s.reached.size(); ++i) {
