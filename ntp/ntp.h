@@ -35,6 +35,7 @@
 #include "ntp/prover/explanation.h"
 #include "ntp/train/option_table.h"
 #include "ntp/train/options.h"
+#include "ntp/train/rule_choice.h"
 #include "ntp/train/train.h"
 #include "ntp/train/training_data.h"
 

@@ -38,8 +38,9 @@
 #   minutes.
 # - Mined rules alone (--only "nations-rules umls-rules kinship-rules
 #   wn18rr-rules fb15k237-rules"): `ntp mine` on the training facts (options
-#   after `--` go to it), then the rules ranked with symbolically, max
-#   aggregation (run_rules below); seconds to minutes each.
+#   after `--` go to it; with chains or one-atom rules alone, chosen on dev),
+#   then the rules ranked with symbolically, max aggregation (run_rules
+#   below); seconds to minutes each.
 # --sample N: the ranking sets (Nations, UMLS, Kinship, WN18RR, FB15k-237)
 # rank N test triples drawn at random (seed 0) instead of all of them, and
 # the row's value gives each metric's 95% half-width (FB15k-237's whole test
@@ -318,7 +319,7 @@ run() {
 # wn18rr-rules, fb15k237-rules). Mining's time and peak memory take the
 # train columns.
 run_rules() {
-  local set=${1%-rules} tag=$out/$1 train test_file other
+  local set=${1%-rules} tag=$out/$1 train test_file other dev_file true_test
   case $set in
     nations|umls|kinship) local d=$data/$set/ntp; train=$d/train.nl test_file=$d/$split.nl other=$d/test.nl
       [[ $split == test ]] && other=$d/dev.nl ;;
@@ -328,7 +329,11 @@ run_rules() {
       [[ $split == test ]] && other=$g/dev.tsv ;;
     *) echo "reproduce.sh: no mined rules for $set" >&2; exit 2 ;;
   esac
-  /usr/bin/time -v -o "$tag.time" "$ntp" mine --train "$train" --out "$tag.tsv" "${extra[@]}" 2> "$tag.log"
+  # The rule set (with chains or one-atom rules alone) chosen on dev, the test facts filtered.
+  dev_file=$test_file true_test=$other
+  [[ $split == test ]] && dev_file=$other true_test=$test_file
+  /usr/bin/time -v -o "$tag.time" "$ntp" mine --train "$train" --dev "$dev_file" --test "$true_test" --out "$tag.tsv" \
+    "${extra[@]}" 2> "$tag.log"
   local eval_start=$SECONDS json
   json=$("$ntp" eval --protocol ranking --train "$train" --rules "$tag.tsv" --test "$test_file" --filter "$other" --json \
            2> "$tag.eval.log" | tail -n 1)
@@ -336,7 +341,7 @@ run_rules() {
   seconds=$(field "$tag.time" "Elapsed \(wall clock\)" | awk -F: '{ if (NF == 3) print $1*3600+$2*60+$3; else print $1*60+$2 }')
   peak=$(( $(field "$tag.time" "Maximum resident set size") / 1024 ))
   rules=$(grep -vc '^%' "$tag.tsv")
-  echo "| $1 | - | - | ntp mine ${extra[*]} ($rules rules), max aggregation | mrr | $json | - | - | $seconds | - | $(( SECONDS - eval_start )) | $peak | - |"
+  echo "| $1 | - | - | ntp mine ${extra[*]} ($rules rules; $(grep -o 'kept on dev: [a-z-]*' "$tag.log" | cut -d' ' -f4)), max aggregation | mrr | $json | - | - | $seconds | - | $(( SECONDS - eval_start )) | $peak | - |"
 }
 
 echo "| data set | k | seed | options | metric | value | proof only | max rule | train s | s/epoch | eval s | peak MiB | recall@1 |"

@@ -366,6 +366,11 @@ TEST_CASE("mine writes rules that eval ranks with and train starts from; rules s
   REQUIRE(to_stdout.status == 0);
   CHECK(to_stdout.out == slurp(rules));
   CHECK(to_stdout.err.find("counted support:") == std::string::npos);  // no progress, the summary only
+  const Run chosen = ntp("mine --train " + kFamily + "/train.nl --dev " + kFamily + "/dev.nl --test " + kFamily +
+                         "/test.nl --quiet");
+  REQUIRE_MESSAGE(chosen.status == 0, chosen.err);
+  CHECK(chosen.err.find("kept on dev: ") == 0);
+  CHECK(chosen.err.find("(dev mrr on ") != std::string::npos);
 
   // The rules alone, symbolically, with no model: a ranking like any other.
   const Run alone = ntp("eval --protocol ranking --train " + kFamily + "/train.nl --rules " + rules + " --test " +

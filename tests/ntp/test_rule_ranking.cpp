@@ -6,6 +6,7 @@
 #include "ntp/eval/rule_ranking.h"
 #include "ntp/mine/miner.h"
 #include "ntp/mine/relation_graph.h"
+#include "ntp/train/rule_choice.h"
 
 #include <algorithm>
 #include <functional>
@@ -132,4 +133,40 @@ TEST_CASE("rank_by_rules: a symmetric rule ranks the mirror first; an unpredicte
   CHECK(result.ranks[3].mean == doctest::Approx(1 + 5.0 / 2));
   CHECK(result.ranks[3].scored == 0);
   CHECK_THROWS_AS(ntp::rule_aggregation_from_name("sum"), std::invalid_argument);
+}
+
+TEST_CASE("choose_rule_set keeps the set of mined rules that ranks the dev atoms best") {
+  int chose_one_atom = 0, chose_chains = 0;
+  for (unsigned seed = 0; seed < 12; ++seed) {
+    CAPTURE(seed);
+    std::mt19937 rng(seed + 100);
+    ntp::KnowledgeBase kb;
+    for (int p = 0; p < 3; ++p) kb.predicates.intern("p" + std::to_string(p));
+    for (int c = 0; c < 10; ++c) kb.constants.intern("c" + std::to_string(c));
+    std::uniform_int_distribution<int> pick_p(0, 2), pick_c(0, 9);
+    std::vector<ntp::Atom> dev;
+    for (int i = 0; i < 60; ++i) {
+      const ntp::Atom a{pick_p(rng), {pick_c(rng), pick_c(rng)}};
+      if (i % 6 == 0 && !kb.contains(a)) dev.push_back(a);
+      else kb.add_fact(a);
+    }
+    ntp::MineOptions mine;
+    mine.min_support = 1;
+    const auto chains = ntp::mine_rules(kb, mine).rules;
+    mine.max_body_atoms = 1;
+    const auto one_atom = ntp::mine_rules(kb, mine).rules;
+    const ntp::RuleSetChoice choice = ntp::choose_rule_set(kb, {{"chains", chains}, {"one-atom", one_atom}}, dev);
+    std::unordered_set<ntp::Atom, ntp::AtomHash> known(kb.facts.begin(), kb.facts.end());
+    known.insert(dev.begin(), dev.end());
+    const double with_chains = ntp::rank_by_rules(kb, chains, dev, known).mean_ties.mrr;
+    const double one = ntp::rank_by_rules(kb, one_atom, dev, known).mean_ties.mrr;
+    CHECK(choice.kept.size() == (one > with_chains ? one_atom.size() : chains.size()));
+    CHECK(choice.description.rfind(one > with_chains ? "one-atom (dev mrr on " : "chains (dev mrr on ", 0) == 0);
+    (one > with_chains ? chose_one_atom : chose_chains) += 1;
+  }
+  CHECK(chose_one_atom > 0);  // both branches taken on these KBs
+  CHECK(chose_chains > 0);
+  const auto kb = kb_from_text("p(a, b). q(b, a).");
+  CHECK_THROWS_AS(ntp::choose_rule_set(kb, {{"none", {}}}, {}), std::invalid_argument);
+  CHECK_THROWS_AS(ntp::choose_rule_set(kb, {}, {{0, {0, 1}}}), std::invalid_argument);
 }

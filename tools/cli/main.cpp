@@ -485,12 +485,15 @@ int cmd_rules(int argc, char** argv) {
   return 0;
 }
 
-int cmd_mine(int argc, char** argv) {
-  cxxopts::Options o("ntp mine", "Count the rules the facts support: implications, inverses and chains of two, "
-                     "with support, head coverage, confidence and PCA confidence (AMIE's measures).");
+// `ntp mine`'s options, with the library's defaults.
+void add_mine_options(cxxopts::Options& o) {
   const ntp::MineOptions d;
   o.add_options()
     ("train", "facts (.nl or .tsv)", cxxopts::value<std::string>())
+    ("dev", "dev facts: also mine one-atom rules alone (--max-atoms 1) and keep the set that ranks them "
+     "better", cxxopts::value<std::string>())
+    ("test", "with --dev: test facts, which the dev ranking filters as true (as evaluation does)",
+     cxxopts::value<std::string>())
     ("out", "write the rules to this file (default: standard output)", cxxopts::value<std::string>())
     ("max-atoms", "body atoms: 1 (implications and inverses) or 2 (also chains)",
      cxxopts::value<int>()->default_value(std::to_string(d.max_body_atoms)))
@@ -502,6 +505,12 @@ int cmd_mine(int argc, char** argv) {
      "keeps a few", cxxopts::value<int>()->default_value(std::to_string(d.rules_per_head)))
     ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
     ("quiet", "no progress output");
+}
+
+int cmd_mine(int argc, char** argv) {
+  cxxopts::Options o("ntp mine", "Count the rules the facts support: implications, inverses and chains of two, "
+                     "with support, head coverage, confidence and PCA confidence (AMIE's measures).");
+  add_mine_options(o);
   const auto r = parse(o, argc, argv);
   check_non_negative(r, {"threads"});
   set_threads(r);
@@ -511,7 +520,9 @@ int cmd_mine(int argc, char** argv) {
   m.min_head_coverage = r["min-head-coverage"].as<double>();
   m.min_confidence = r["min-confidence"].as<double>();
   m.rules_per_head = r["rules-per-head"].as<int>();
-  const ntp::TrainingData data = ntp::read_training_data(get<std::string>(r, "train"));
+  const ntp::TrainingData data =
+      ntp::read_training_data(get<std::string>(r, "train"), "", r.count("dev") ? r["dev"].as<std::string>() : "",
+                              r.count("test") ? r["test"].as<std::string>() : "");
   std::map<std::string, std::function<void(std::size_t, std::size_t)>> lines;
   if (!r.count("quiet"))
     m.progress = [&lines](const std::string& phase, std::size_t done, std::size_t total) {
@@ -530,9 +541,18 @@ int cmd_mine(int argc, char** argv) {
     return 128 + stop_signal.load();
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (r.count("out")) ntp::save_mined_rules(r["out"].as<std::string>(), data.kb, result.rules);
-  else ntp::write_mined_rules(std::cout, data.kb, result.rules);
-  std::cerr << "mined " << result.rules.size() << " rules from " << data.kb.facts.size() << " facts in "
+  std::vector<ntp::MinedRule> rules = result.rules;
+  if (r.count("dev") && m.max_body_atoms > 1) {
+    m.max_body_atoms = 1;
+    m.progress = nullptr;  // a second pass of seconds at most
+    std::vector<ntp::NamedRuleSet> sets{{"chains", rules}, {"one-atom", ntp::mine_rules(data.kb, m).rules}};
+    ntp::RuleSetChoice choice = ntp::choose_rule_set(data.kb, std::move(sets), data.dev, data.test);
+    std::cerr << "kept on dev: " << choice.description << "\n";
+    rules = std::move(choice.kept);
+  }
+  if (r.count("out")) ntp::save_mined_rules(r["out"].as<std::string>(), data.kb, rules);
+  else ntp::write_mined_rules(std::cout, data.kb, rules);
+  std::cerr << "mined " << rules.size() << " rules from " << data.kb.facts.size() << " facts in "
             << ntp::format_duration(seconds) << " (" << result.candidates << " candidates, " << result.bodies
             << " bodies counted, " << result.estimated << " rules' pairs estimated from a sample)"
             << (r.count("out") ? "; written to " + r["out"].as<std::string>() : std::string()) << "\n";

@@ -1,0 +1,31 @@
+// ntp/train/rule_choice.cpp: keeping the mined rules that rank dev best (see rule_choice.h).
+#include "ntp/train/rule_choice.h"
+
+#include "ntp/eval/rule_ranking.h"
+#include "ntp/train/dev_metric.h"
+
+#include <stdexcept>
+#include <unordered_set>
+
+namespace ntp {
+
+RuleSetChoice choose_rule_set(const KnowledgeBase& kb, std::vector<NamedRuleSet> sets, const std::vector<Atom>& dev,
+                              const std::vector<Atom>& more_known) {
+  if (dev.empty()) throw std::invalid_argument("choosing mined rules on dev needs dev atoms");
+  if (sets.empty()) throw std::invalid_argument("choosing mined rules on dev needs a set of rules to choose from");
+  std::unordered_set<Atom, AtomHash> known(kb.facts.begin(), kb.facts.end());
+  known.insert(dev.begin(), dev.end());
+  known.insert(more_known.begin(), more_known.end());
+  std::vector<std::pair<std::string, double>> measured;
+  std::size_t best = 0;
+  for (std::size_t i = 0; i < sets.size(); ++i) {
+    measured.emplace_back(sets[i].first, rank_by_rules(kb, sets[i].second, dev, known).mean_ties.mrr);
+    if (measured[i].second > measured[best].second) best = i;
+  }
+  RuleSetChoice choice;
+  choice.description = describe_dev_choice(sets[best].first, "mrr", dev.size(), measured);
+  choice.kept = std::move(sets[best].second);
+  return choice;
+}
+
+}  // namespace ntp

@@ -1,0 +1,32 @@
+// ntp/train/rule_choice.h: which mined rules to keep, chosen on dev facts by
+// ranking them with each candidate set (eval/rule_ranking.h), as the other
+// choices made on dev (combine_choice.h). Plain types only, for the API (ntp.h).
+#pragma once
+
+#include "ntp/kb/kb.h"
+#include "ntp/mine/mined_rule.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ntp {
+
+// A set of mined rules by name, e.g. {"chains", rules mined with two body atoms}.
+using NamedRuleSet = std::pair<std::string, std::vector<MinedRule>>;
+
+struct RuleSetChoice {
+  std::vector<MinedRule> kept;
+  std::string description;  // "one-atom (dev mrr on 199 atoms: chains 0.7503, one-atom 0.8366)"
+};
+
+// Ranks `dev` (binary atoms; kb.facts, `dev` and `more_known` filtered as
+// true, as evaluation filters) with each set and keeps the one with the
+// highest MRR (the earlier on a tie). On Nations the one-atom rules rank
+// better than a set with chains, whose weaker predictions outrank theirs; on
+// UMLS the chains carry the ranking. Throws std::invalid_argument if `dev`
+// or `sets` is empty.
+RuleSetChoice choose_rule_set(const KnowledgeBase& kb, std::vector<NamedRuleSet> sets, const std::vector<Atom>& dev,
+                              const std::vector<Atom>& more_known = {});
+
+}  // namespace ntp
