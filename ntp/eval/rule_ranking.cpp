@@ -17,12 +17,20 @@ RuleAggregation rule_aggregation_from_name(const std::string& name) {
 
 namespace {
 
+// A rule as a side walks it: its body from X (object side open) and from Y
+// (subject side open), computed once.
+struct WalkedRule {
+  double confidence = 0;
+  std::vector<int> from_x, from_y;
+};
+
 // The rules of each head predicate, most confident first (file order on ties).
-std::vector<std::vector<const MinedRule*>> rules_by_head(const KnowledgeBase& kb, const std::vector<MinedRule>& rules) {
-  std::vector<std::vector<const MinedRule*>> by_head(static_cast<std::size_t>(kb.predicates.size()));
-  for (const MinedRule& r : rules) by_head[static_cast<std::size_t>(r.head)].push_back(&r);
+std::vector<std::vector<WalkedRule>> rules_by_head(const KnowledgeBase& kb, const std::vector<MinedRule>& rules) {
+  std::vector<std::vector<WalkedRule>> by_head(static_cast<std::size_t>(kb.predicates.size()));
+  for (const MinedRule& r : rules)
+    by_head[static_cast<std::size_t>(r.head)].push_back({r.confidence, r.body, reversed_path(r.body)});
   for (auto& list : by_head)
-    std::stable_sort(list.begin(), list.end(), [](const MinedRule* a, const MinedRule* b) { return a->confidence > b->confidence; });
+    std::stable_sort(list.begin(), list.end(), [](const WalkedRule& a, const WalkedRule& b) { return a.confidence > b.confidence; });
   return by_head;
 }
 
@@ -63,13 +71,12 @@ struct SideScratch {
 };
 
 // The predictions of `rules` at the open argument of a side whose other argument is `from`.
-void predict(const std::vector<const MinedRule*>& rules, int from, int open, RuleAggregation how,
-             SideScratch& s, PathWalker& walker) {
+void predict(const std::vector<WalkedRule>& rules, int from, int open, RuleAggregation how, SideScratch& s,
+             PathWalker& walker) {
   for (int c : s.reached) s.slot[static_cast<std::size_t>(c)] = 0;
   s.reached.clear();
-  for (const MinedRule* r : rules) {
-    const std::vector<int> steps = open == 1 ? r->body : reversed_path(r->body);
-    for (int c : walker.walk(steps, from)) {
+  for (const WalkedRule& r : rules) {
+    for (int c : walker.walk(open == 1 ? r.from_x : r.from_y, from)) {
       int& at = s.slot[static_cast<std::size_t>(c)];
       if (at == 0) {
         s.reached.push_back(c);
@@ -78,8 +85,8 @@ void predict(const std::vector<const MinedRule*>& rules, int from, int open, Rul
         s.predictions[static_cast<std::size_t>(at - 1)] = Prediction{};
       }
       Prediction& p = s.predictions[static_cast<std::size_t>(at - 1)];
-      if (how == RuleAggregation::Max) p.confidences.push_back(r->confidence);
-      p.noisy_or = 1 - (1 - p.noisy_or) * (1 - r->confidence);
+      if (how == RuleAggregation::Max) p.confidences.push_back(r.confidence);
+      p.noisy_or = 1 - (1 - p.noisy_or) * (1 - r.confidence);
     }
   }
 }

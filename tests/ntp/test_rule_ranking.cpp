@@ -69,22 +69,29 @@ double reference_rank(const ntp::KnowledgeBase& kb, const std::vector<ntp::Mined
   return 1 + above + equal / 2;
 }
 
+// A random KB of 3 predicates over `constants` constants from `draws` random
+// atoms, every `every`-th new one held out into `held_out` instead.
+ntp::KnowledgeBase random_split(unsigned seed, int constants, int draws, int every, std::vector<ntp::Atom>& held_out) {
+  std::mt19937 rng(seed);
+  ntp::KnowledgeBase kb;
+  for (int p = 0; p < 3; ++p) kb.predicates.intern("p" + std::to_string(p));
+  for (int c = 0; c < constants; ++c) kb.constants.intern("c" + std::to_string(c));
+  std::uniform_int_distribution<int> pick_p(0, 2), pick_c(0, constants - 1);
+  for (int i = 0; i < draws; ++i) {
+    const ntp::Atom a{pick_p(rng), {pick_c(rng), pick_c(rng)}};
+    if (i % every == 0 && !kb.contains(a)) held_out.push_back(a);
+    else kb.add_fact(a);
+  }
+  return kb;
+}
+
 }  // namespace
 
 TEST_CASE("rank_by_rules equals the one-by-one reference on random KBs, max and noisy-or, ties left or broken by a model") {
   for (unsigned seed = 0; seed < 12; ++seed) {
     CAPTURE(seed);
-    std::mt19937 rng(seed);
-    ntp::KnowledgeBase kb;
-    for (int p = 0; p < 3; ++p) kb.predicates.intern("p" + std::to_string(p));
-    for (int c = 0; c < 12; ++c) kb.constants.intern("c" + std::to_string(c));
-    std::uniform_int_distribution<int> pick_p(0, 2), pick_c(0, 11);
     std::vector<ntp::Atom> test;
-    for (int i = 0; i < 70; ++i) {
-      const ntp::Atom a{pick_p(rng), {pick_c(rng), pick_c(rng)}};
-      if (i % 7 == 0 && !kb.contains(a)) test.push_back(a);
-      else kb.add_fact(a);
-    }
+    const ntp::KnowledgeBase kb = random_split(seed, 12, 70, 7, test);
     ntp::MineOptions mine;
     mine.min_support = 1;
     mine.min_head_coverage = 0;
@@ -139,17 +146,8 @@ TEST_CASE("choose_rule_set keeps the set of mined rules that ranks the dev atoms
   int chose_one_atom = 0, chose_chains = 0;
   for (unsigned seed = 0; seed < 12; ++seed) {
     CAPTURE(seed);
-    std::mt19937 rng(seed + 100);
-    ntp::KnowledgeBase kb;
-    for (int p = 0; p < 3; ++p) kb.predicates.intern("p" + std::to_string(p));
-    for (int c = 0; c < 10; ++c) kb.constants.intern("c" + std::to_string(c));
-    std::uniform_int_distribution<int> pick_p(0, 2), pick_c(0, 9);
     std::vector<ntp::Atom> dev;
-    for (int i = 0; i < 60; ++i) {
-      const ntp::Atom a{pick_p(rng), {pick_c(rng), pick_c(rng)}};
-      if (i % 6 == 0 && !kb.contains(a)) dev.push_back(a);
-      else kb.add_fact(a);
-    }
+    const ntp::KnowledgeBase kb = random_split(seed + 100, 10, 60, 6, dev);
     ntp::MineOptions mine;
     mine.min_support = 1;
     const auto chains = ntp::mine_rules(kb, mine).rules;
