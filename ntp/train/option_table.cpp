@@ -113,41 +113,41 @@ void set_l2(TrainSettings& s, const std::string& v) {
 void add_model_settings(std::vector<TrainOption>& t) {
   using S = TrainSettings;
   using V = const std::string&;
-  t.push_back({"dim", OptionKind::Integer, "embedding dimension",
+  t.push_back({"dim", OptionGroup::Model, OptionKind::Integer, "embedding dimension",
                [](const S& s) { return text(s.model.dim); }, [](S& s, V v) { s.model.dim = read_int(v); }});
-  t.push_back({"depth", OptionKind::Integer, "maximum rule applications per proof",
+  t.push_back({"depth", OptionGroup::ProofSearch, OptionKind::Integer, "maximum rule applications per proof",
                [](const S& s) { return text(s.model.prover.depth); },
                [](S& s, V v) { s.model.prover.depth = read_int(v); }});
-  t.push_back({"k", OptionKind::Integer, "facts kept per or-step (0 = all: exhaustive NTP)",
+  t.push_back({"k", OptionGroup::ProofSearch, OptionKind::Integer, "facts kept per or-step (0 = all: exhaustive NTP)",
                [](const S& s) { return text(s.model.prover.k_facts); },
                [](S& s, V v) { s.model.prover.k_facts = read_int(v); }});
-  t.push_back({"k-rules", OptionKind::Integer, "rules kept per or-step (0 = all)",
+  t.push_back({"k-rules", OptionGroup::ProofSearch, OptionKind::Integer, "rules kept per or-step (0 = all)",
                [](const S& s) { return text(s.model.prover.k_rules); },
                [](S& s, V v) { s.model.prover.k_rules = read_int(v); }});
-  t.push_back({"k-open", OptionKind::Integer,
+  t.push_back({"k-open", OptionGroup::ProofSearch, OptionKind::Integer,
                "facts kept per or-step for an atom with an unbound argument, as a chain rule's first hop (0 = k)",
                [](const S& s) { return text(s.model.prover.k_open); },
                [](S& s, V v) { s.model.prover.k_open = read_int(v); }});
-  t.push_back({"index", OptionKind::Name,
+  t.push_back({"index", OptionGroup::ProofSearch, OptionKind::Name,
                "fact index: auto, table, brute, kdtree, exact, hnsw (exact: for a trained model, as in evaluation; auto: table when the constants fit a C x C table, "
                "else hnsw)",
                [](const S& s) { return s.model.prover.index; }, [](S& s, V v) { s.model.prover.index = v; }});
-  t.push_back({"complex", OptionKind::Switch,
+  t.push_back({"complex", OptionGroup::Model, OptionKind::Switch,
                "NTPλ: train ComplEx jointly on the same embeddings and join the two scores (see --combine); "
                "--complex=false trains the plain prover",
                [](const S& s) { return text(s.model.prover.complex); },
                [](S& s, V v) { s.model.prover.complex = read_bool(v); }});
-  t.push_back({"combine", OptionKind::Name,
+  t.push_back({"combine", OptionGroup::Model, OptionKind::Name,
                "NTPλ's score: max or mean of the proof and ComplEx scores, or proof (the proof score alone: "
                "ComplEx only shapes the embeddings in training), or dev (whichever of the three ranks, or "
                "classifies, at most 500 dev facts best after training; needs --dev), or auto (dev when --dev "
                "is given, else mean)",
                combine_text, set_combine});
-  t.push_back({"attention", OptionKind::Flag,
+  t.push_back({"attention", OptionGroup::Model, OptionKind::Flag,
                "rule slots are softmax mixes of the KB's predicates (GNTP's attention), so rules cannot drift "
                "away from real relations; `ntp rules` reads them off the attention",
                [](const S& s) { return text(s.model.attention); }, [](S& s, V v) { s.model.attention = read_bool(v); }});
-  t.push_back({"reformulator", OptionKind::Name,
+  t.push_back({"reformulator", OptionGroup::Model, OptionKind::Name,
                "conditional proving (CTP): none, or linear or attentive, which compute the body predicates of "
                "every rule whose head is a slot from the goal's predicate, so that one rule serves every relation "
                "with its own body; attentive keeps them mixes of real relations (implies --attention)",
@@ -156,12 +156,12 @@ void add_model_settings(std::vector<TrainOption>& t) {
                  if (!reformulator_from_name(v, &s.model.reformulator))
                    throw std::invalid_argument("is none, linear or attentive, got '" + v + "'");
                }});
-  t.push_back({"constant-init", OptionKind::Number,
+  t.push_back({"constant-init", OptionGroup::Model, OptionKind::Number,
                "constant embeddings start uniform in [-x, x]; below 1 for large sparse KBs, whose constants "
                "ComplEx meets a few times an epoch",
                [](const S& s) { return text(s.model.constant_init); },
                [](S& s, V v) { s.model.constant_init = read_number(v); }});
-  t.push_back({"seed", OptionKind::Integer, "random seed", [](const S& s) { return std::to_string(s.model.seed); },
+  t.push_back({"seed", OptionGroup::Model, OptionKind::Integer, "random seed", [](const S& s) { return std::to_string(s.model.seed); },
                [](S& s, V v) { s.model.seed = s.train.seed = read_seed(v); }});
 }
 
@@ -170,11 +170,11 @@ void add_model_settings(std::vector<TrainOption>& t) {
 void add_complex_only_settings(std::vector<TrainOption>& t) {
   using S = TrainSettings;
   using V = const std::string&;
-  t.push_back({"complex-epochs", OptionKind::Integer,
+  t.push_back({"complex-epochs", OptionGroup::ComplExEpochs, OptionKind::Integer,
                "the first N epochs train ComplEx alone, without proofs (NTPλ; seconds an epoch on a large KB)",
                [](const S& s) { return text(s.train.complex_epochs); },
                [](S& s, V v) { s.train.complex_epochs = read_int(v); }});
-  t.push_back({"complex-loss", OptionKind::Name,
+  t.push_back({"complex-loss", OptionGroup::ComplExEpochs, OptionKind::Name,
                "the ComplEx-only epochs' loss: sampled (each fact and its --negatives corruptions) or all "
                "(1-vs-all: a softmax over every constant as the fact's object, and as its subject)",
                [](const S& s) { return std::string(complex_loss_name(s.train.complex_loss)); },
@@ -182,16 +182,16 @@ void add_complex_only_settings(std::vector<TrainOption>& t) {
                  if (!complex_loss_from_name(v, &s.train.complex_loss))
                    throw std::invalid_argument("is sampled or all, got '" + v + "'");
                }});
-  t.push_back({"complex-batch", OptionKind::Integer,
+  t.push_back({"complex-batch", OptionGroup::ComplExEpochs, OptionKind::Integer,
                "positive facts per update with --complex-loss all (rounded up to whole --batch steps)",
                [](const S& s) { return text(s.train.complex_batch); },
                [](S& s, V v) { s.train.complex_batch = read_int(v); }});
-  t.push_back({"complex-candidates", OptionKind::Integer,
+  t.push_back({"complex-candidates", OptionGroup::ComplExEpochs, OptionKind::Integer,
                "with --complex-loss all, the wrong constants each update scores besides its own true ones, "
                "drawn afresh (a sampled softmax; 0 = every constant)",
                [](const S& s) { return text(s.train.complex_candidates); },
                [](S& s, V v) { s.train.complex_candidates = read_int(v); }});
-  t.push_back({"freeze-kb", OptionKind::Flag,
+  t.push_back({"freeze-kb", OptionGroup::ComplExEpochs, OptionKind::Flag,
                "in the epochs with proofs only the rules learn: the constants and the KB's relations keep their "
                "embeddings (for example those --complex-epochs gave them)",
                [](const S& s) { return text(s.train.freeze_kb); }, [](S& s, V v) { s.train.freeze_kb = read_bool(v); }});
@@ -201,35 +201,35 @@ void add_complex_only_settings(std::vector<TrainOption>& t) {
 void add_learning_settings(std::vector<TrainOption>& t) {
   using S = TrainSettings;
   using V = const std::string&;
-  t.push_back({"epochs", OptionKind::Integer, "passes over the training facts",
+  t.push_back({"epochs", OptionGroup::Learning, OptionKind::Integer, "passes over the training facts",
                [](const S& s) { return text(s.train.epochs); }, [](S& s, V v) { s.train.epochs = read_int(v); }});
   add_complex_only_settings(t);
-  t.push_back({"batch", OptionKind::Integer, "positive facts per step", [](const S& s) { return text(s.train.batch); },
+  t.push_back({"batch", OptionGroup::Learning, OptionKind::Integer, "positive facts per step", [](const S& s) { return text(s.train.batch); },
                [](S& s, V v) { s.train.batch = read_int(v); }});
-  t.push_back({"lr", OptionKind::Number, "learning rate", [](const S& s) { return text(s.train.learning_rate); },
+  t.push_back({"lr", OptionGroup::Learning, OptionKind::Number, "learning rate", [](const S& s) { return text(s.train.learning_rate); },
                [](S& s, V v) { s.train.learning_rate = read_number(v); }});
-  t.push_back({"l2", OptionKind::Numbers,
+  t.push_back({"l2", OptionGroup::Learning, OptionKind::Numbers,
                "L2 regularisation (each step, on the embeddings it touched); several values (1e-4,1e-3; a list in Python) train "
                "one model each and keep the best on at most 500 dev facts (needs --dev to choose; without it "
                "the first value)",
                l2_text, set_l2});
-  t.push_back({"l2-predicates", OptionKind::Number,
+  t.push_back({"l2-predicates", OptionGroup::Learning, OptionKind::Number,
                "L2 on the predicate table's rows (relations, free rule slots) instead of --l2 (-1 = --l2's)",
                [](const S& s) { return text(s.train.l2_predicates); },
                [](S& s, V v) { s.train.l2_predicates = read_number(v); }});
-  t.push_back({"clip", OptionKind::Number, "element-wise gradient clip (0 = off)",
+  t.push_back({"clip", OptionGroup::Learning, OptionKind::Number, "element-wise gradient clip (0 = off)",
                [](const S& s) { return text(s.train.clip); }, [](S& s, V v) { s.train.clip = read_number(v); }});
-  t.push_back({"optimizer", OptionKind::Name, "adam, adagrad or sgd", [](const S& s) { return s.train.optimizer; },
+  t.push_back({"optimizer", OptionGroup::Learning, OptionKind::Name, "adam, adagrad or sgd", [](const S& s) { return s.train.optimizer; },
                [](S& s, V v) { s.train.optimizer = v; }});
-  t.push_back({"negatives", OptionKind::Integer, "corruptions per positive",
+  t.push_back({"negatives", OptionGroup::Learning, OptionKind::Integer, "corruptions per positive",
                [](const S& s) { return text(s.train.negatives); }, [](S& s, V v) { s.train.negatives = read_int(v); }});
-  t.push_back({"predicate-negatives", OptionKind::Integer,
+  t.push_back({"predicate-negatives", OptionGroup::Learning, OptionKind::Integer,
                "of the --negatives corruptions per positive, how many replace the predicate (by another of its "
                "arity that shares no argument pair with it in training) instead of a constant, so that similar "
                "relations are told apart",
                [](const S& s) { return text(s.train.predicate_negatives); },
                [](S& s, V v) { s.train.predicate_negatives = read_int(v); }});
-  t.push_back({"mask", OptionKind::Name,
+  t.push_back({"mask", OptionGroup::Learning, OptionKind::Name,
                "what a training fact's proofs may not use: fact (itself) or pair (every fact between "
                "its constants, e.g. its inverse; for KBs stored with inverses, such as WN11)",
                [](const S& s) { return std::string(training_mask_name(s.train.mask)); },
@@ -237,15 +237,15 @@ void add_learning_settings(std::vector<TrainOption>& t) {
                  if (!training_mask_from_name(v, &s.train.mask))
                    throw std::invalid_argument("is fact or pair, got '" + v + "'");
                }});
-  t.push_back({"explore", OptionKind::Number,
+  t.push_back({"explore", OptionGroup::ProofSearch, OptionKind::Number,
                "exploration: score a goal in training by a soft max over its proof paths at this temperature, "
                "annealed to the hard max by the middle epoch, so that rules not yet winning get gradient (0 = off)",
                [](const S& s) { return text(s.train.explore); }, [](S& s, V v) { s.train.explore = read_number(v); }});
-  t.push_back({"refresh", OptionKind::Integer,
+  t.push_back({"refresh", OptionGroup::ProofSearch, OptionKind::Integer,
                "steps between fact-index updates with the moved embeddings (0 = every step)",
                [](const S& s) { return text(s.train.index.update_every); },
                [](S& s, V v) { s.train.index.update_every = read_int(v); }});
-  t.push_back({"recall-every", OptionKind::Integer,
+  t.push_back({"recall-every", OptionGroup::Dev, OptionKind::Integer,
                "steps between measurements of an approximate index's recall@1 against exact search (0 = never)",
                [](const S& s) { return text(s.train.recall_every); },
                [](S& s, V v) { s.train.recall_every = read_int(v); }});
@@ -255,26 +255,26 @@ void add_learning_settings(std::vector<TrainOption>& t) {
 void add_run_settings(std::vector<TrainOption>& t) {
   using S = TrainSettings;
   using V = const std::string&;
-  t.push_back({"eval-every", OptionKind::Integer,
+  t.push_back({"eval-every", OptionGroup::Dev, OptionKind::Integer,
                "measure the dev metric after every N-th epoch (0 = never; needs --dev): filtered MRR, or "
                "accuracy for a labelled dev file",
                [](const S& s) { return text(s.run.eval_every); }, [](S& s, V v) { s.run.eval_every = read_int(v); }});
-  t.push_back({"keep", OptionKind::Name,
+  t.push_back({"keep", OptionGroup::Dev, OptionKind::Name,
                "which model --model gets when the dev metric is measured: best (the default: the measurement is "
                "there to choose with, and an overfitting run then does not end on a worse model) or last",
                [](const S& s) { return std::string(keep_name(s.run.keep)); },
                [](S& s, V v) {
                  if (!keep_from_name(v, &s.run.keep)) throw std::invalid_argument("is best or last, got '" + v + "'");
                }});
-  t.push_back({"resume", OptionKind::Flag,
+  t.push_back({"resume", OptionGroup::Output, OptionKind::Flag,
                "continue from the checkpoint MODEL.ckpt (written after every epoch and on Ctrl-C) with the same "
                "options; --epochs may grow",
                [](const S& s) { return text(s.run.resume); }, [](S& s, V v) { s.run.resume = read_bool(v); }});
-  t.push_back({"log", OptionKind::Name,
+  t.push_back({"log", OptionGroup::Output, OptionKind::Name,
                "write one JSON object per epoch to this file (loss, seconds, dev metric, recall; appended to on "
                "--resume)",
                [](const S& s) { return s.run.log_path; }, [](S& s, V v) { s.run.log_path = v; }});
-  t.push_back({"profile", OptionKind::Flag,
+  t.push_back({"profile", OptionGroup::Output, OptionKind::Flag,
                "print where each epoch's time goes (proof search, retrieval, index maintenance, forward, "
                "backward, optimiser)",
                [](const S& s) { return text(s.train.profile); }, [](S& s, V v) { s.train.profile = read_bool(v); }});
@@ -294,6 +294,25 @@ bool given(const std::vector<OptionText>& options, const std::string& name) {
 }
 
 }  // namespace
+
+const char* option_group_title(OptionGroup group) {
+  switch (group) {
+    case OptionGroup::Model: return "Model";
+    case OptionGroup::ProofSearch: return "Proof search";
+    case OptionGroup::Learning: return "Learning";
+    case OptionGroup::ComplExEpochs: return "ComplEx warm-up";
+    case OptionGroup::Dev: return "Dev";
+    case OptionGroup::Output: return "Output";
+  }
+  return "";
+}
+
+const std::vector<OptionGroup>& option_groups() {
+  static const std::vector<OptionGroup> groups{OptionGroup::Model,         OptionGroup::ProofSearch,
+                                               OptionGroup::Learning,      OptionGroup::ComplExEpochs,
+                                               OptionGroup::Dev,           OptionGroup::Output};
+  return groups;
+}
 
 const std::vector<TrainOption>& train_option_table() {
   static const std::vector<TrainOption> table = make_table();

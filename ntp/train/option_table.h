@@ -42,8 +42,23 @@ struct TrainSettings {
 //   Flag     "true" or "false": off unless given (a command line gives it bare)
 enum class OptionKind { Integer, Number, Numbers, Name, Switch, Flag };
 
+// What a setting is about, as `ntp train --help` and docs/USAGE.md group them.
+enum class OptionGroup {
+  Model,          // what is learnt: dimension, ComplEx beside the prover, rule slots
+  ProofSearch,    // how proofs are searched: depth, facts and rules kept per or-step, the index
+  Learning,       // the descent: epochs, batch, learning rate, L2, negatives
+  ComplExEpochs,  // epochs that train ComplEx alone before the proofs
+  Dev,            // measurements on dev during training, and which model is kept
+  Output,         // log, profile, resume
+};
+// "Model", "Proof search", ...: a group's title (`--help` writes "Model options:").
+const char* option_group_title(OptionGroup group);
+// Every group, in the order `--help` lists them.
+const std::vector<OptionGroup>& option_groups();
+
 struct TrainOption {
   const char* name;  // words joined by '-': "k-rules", "recall-every"
+  OptionGroup group;
   OptionKind kind;
   const char* help;
   // The setting's value in `settings` as text (numbers with six significant
@@ -54,8 +69,8 @@ struct TrainOption {
   void (*set)(TrainSettings& settings, const std::string& value);
 };
 
-// Every setting, in the order `ntp train --help` lists them (model, then
-// learning, then run settings).
+// Every setting: model, then learning, then run settings (`ntp train --help`
+// lists them by group, in this order within each).
 const std::vector<TrainOption>& train_option_table();
 // The setting called `name` ('_' read as '-'), or null.
 const TrainOption* find_train_option(const std::string& name);

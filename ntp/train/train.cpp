@@ -236,6 +236,10 @@ RunResult train_choosing_l2(const TrainingData& data, const ModelOptions& model_
   for (std::size_t i = 0; i < values.size(); ++i)
     if (i != best) remove_run_files(l2_candidate_path(run.model_path, values[i]));
   move_run_files(l2_candidate_path(run.model_path, values[best]), run.model_path);
+  // The kept run's log is the one --log names; the others keep their suffix, to plot beside it.
+  const std::string kept_log = run.log_path.empty() ? "" : l2_candidate_path(run.log_path, values[best]);
+  if (!kept_log.empty() && std::rename(kept_log.c_str(), run.log_path.c_str()) != 0)
+    throw std::runtime_error(kept_log + ": cannot move it to " + run.log_path);
   RunResult result = results[best];
   result.checkpoint = checkpoint_path(run.model_path);
   result.l2_choice = describe_dev_choice(dev[best].first, dev_metric_name(data),

@@ -33,8 +33,9 @@ namespace ntp {
 // each to l2_candidate_path(run.model_path, value) and its checkpoint (and
 // log, l2_candidate_path(run.log_path, value)), in
 // order (a resumed choice resumes each from its own checkpoint); the best on
-// dev becomes run.model_path and its checkpoint, the others' files are
-// removed, and the result is the chosen run's with l2_choice set.
+// dev becomes run.model_path and its checkpoint (and its log run.log_path),
+// the others' model files are removed (their logs stay), and the result is
+// the chosen run's with l2_choice set.
 RunResult train(const TrainingData& data, const ModelOptions& model, const TrainOptions& options, const RunOptions& run,
                 std::ostream* progress);
 

@@ -2,6 +2,7 @@
 // on the bundled family KB, and its output and exit codes are checked.
 #include "../dot_graph.h"
 
+#include "option_groups.h"
 #include "run_ntp.h"
 
 #include <doctest/doctest.h>
@@ -12,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 #include <sys/wait.h>
 
 
@@ -34,6 +36,28 @@ TEST_CASE("usage and help text match the stored reference") {
     const Run r = ntp(std::string(command) + " --help");
     CHECK(r.status == 0);
     CHECK(r.out.find("--model") != std::string::npos);
+  }
+}
+
+TEST_CASE("train --help lists every setting under its group, the groups in the table's order") {
+  const Run help = ntp("train --help");
+  REQUIRE(help.status == 0);
+  // Where each group's heading starts, then where the next one (Process) does.
+  std::vector<std::size_t> headings;
+  for (const std::string& title : train_group_titles()) {
+    const std::size_t at = help.out.find("\n " + title + " options:\n");
+    REQUIRE_MESSAGE(at != std::string::npos, title);
+    if (!headings.empty()) CHECK(at > headings.back());
+    headings.push_back(at);
+  }
+  CHECK(help.out.find("\n Files options:\n") < headings.front());
+  const std::size_t process = help.out.find("\n Process options:\n");
+  CHECK(process > headings.back());
+  headings.push_back(process);
+  for (const SettingInGroup& setting : train_settings_in_groups()) {
+    const std::string flag = (setting.name.size() == 1 ? "-" : "--") + setting.name + " ";
+    const std::size_t at = help.out.find(flag, headings[setting.group]);
+    CHECK_MESSAGE(at < headings[setting.group + 1], setting.name);
   }
 }
 

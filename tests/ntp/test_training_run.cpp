@@ -296,9 +296,15 @@ TEST_CASE("several L2 values: one run each, the best on dev kept byte for byte, 
 
   ntp::RunOptions run;
   run.model_path = dir + "l2_choice.ntp";
+  run.log_path = dir + "l2_choice.jsonl";
+  for (double v : values) std::remove(ntp::l2_candidate_path(run.log_path, v).c_str());
   run.l2_choices = values;
   const ntp::RunResult chosen = ntp::train(data, small_model_options(), options(4), run, nullptr);
   REQUIRE(chosen.finished);
+  // The kept run's log is the one asked for; the other keeps its suffix.
+  CHECK(std::ifstream(run.log_path).good());
+  for (std::size_t i = 0; i < values.size(); ++i)
+    CHECK(std::ifstream(ntp::l2_candidate_path(run.log_path, values[i])).good() == (i != best));
   MESSAGE(chosen.l2_choice);
   CHECK(bytes_of(ntp::load_model(run.model_path)) == alone[best]);
   CHECK(chosen.l2_choice.rfind(ntp::format_number(values[best]) + " (dev mrr on 3 atoms:", 0) == 0);

@@ -46,8 +46,12 @@ const char* const kUsage =
     "\n"
     "`ntp <command> --help` lists a command's options; `ntp --version` says which build this is.\n";
 
-cxxopts::ParseResult parse(cxxopts::Options& options, int argc, char** argv) {
+// Parses a command's options; --help prints them by group in `group_order`
+// (cxxopts would sort the groups by name), the bare options first.
+cxxopts::ParseResult parse(cxxopts::Options& options, int argc, char** argv,
+                           std::vector<std::string> group_order = {}) {
   options.add_options()("h,help", "show this help");
+  if (!group_order.empty()) group_order.insert(group_order.begin(), "");
   // cxxopts reads a one-letter option only as `-k`; our documented spelling
   // is `--k N` (and `--k=N`), so rewrite those before parsing.
   static std::vector<std::string> storage;
@@ -64,7 +68,7 @@ cxxopts::ParseResult parse(cxxopts::Options& options, int argc, char** argv) {
   try {
     auto result = options.parse(argc, argv);
     if (result.count("help")) {
-      std::cout << options.help() << std::endl;
+      std::cout << options.help(group_order) << std::endl;
       std::exit(0);
     }
     return result;
@@ -128,7 +132,7 @@ std::string shell_quote(const std::string& arg) {
 // TrainOptions, ntp/train/options.h): one recipe, chosen on the dev splits of
 // every benchmark.
 void add_train_file_options(cxxopts::Options& o) {
-  o.add_options()
+  o.add_options("Files")
     ("train", "training facts (.nl or .tsv)", cxxopts::value<std::string>())
     ("templates", "rule templates (.nlt or .pl)", cxxopts::value<std::string>())
     ("dev", "dev facts: their symbols get embeddings; they filter rankings", cxxopts::value<std::string>())
@@ -140,22 +144,25 @@ void add_train_file_options(cxxopts::Options& o) {
 // with its defaults: a switch is turned off as `--complex=false`, a flag is given bare.
 void add_setting_options(cxxopts::Options& o) {
   const ntp::TrainSettings defaults;
-  auto add = o.add_options();
-  for (const ntp::TrainOption& s : ntp::train_option_table()) {
-    const std::string value = s.get(defaults);
-    if (s.kind == ntp::OptionKind::Flag)
-      add(s.name, s.help);
-    else if (s.kind == ntp::OptionKind::Switch)
-      add(s.name, s.help, cxxopts::value<bool>()->default_value(value)->implicit_value("true"));
-    else if (value.empty())
-      add(s.name, s.help, cxxopts::value<std::string>());
-    else
-      add(s.name, s.help, cxxopts::value<std::string>()->default_value(value));
+  for (ntp::OptionGroup group : ntp::option_groups()) {
+    auto add = o.add_options(ntp::option_group_title(group));
+    for (const ntp::TrainOption& s : ntp::train_option_table()) {
+      if (s.group != group) continue;
+      const std::string value = s.get(defaults);
+      if (s.kind == ntp::OptionKind::Flag)
+        add(s.name, s.help);
+      else if (s.kind == ntp::OptionKind::Switch)
+        add(s.name, s.help, cxxopts::value<bool>()->default_value(value)->implicit_value("true"));
+      else if (value.empty())
+        add(s.name, s.help, cxxopts::value<std::string>());
+      else
+        add(s.name, s.help, cxxopts::value<std::string>()->default_value(value));
+    }
   }
 }
 
 void add_process_options(cxxopts::Options& o) {
-  o.add_options()
+  o.add_options("Process")
     ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
     ("quiet", "no progress output");
 }
@@ -235,11 +242,18 @@ int report_training(const ntp::RunResult& result, const ntp::RunOptions& run, in
 }
 
 int cmd_train(int argc, char** argv) {
-  cxxopts::Options o("ntp train", "Train a neural theorem prover on facts and rule templates.");
+  cxxopts::Options o("ntp train",
+                     "Train a neural theorem prover on facts and rule templates (or a mined rules file).\n\n"
+                     "Most runs need only --train, --templates and --model, and --dev and --test so that\n"
+                     "the combine rule and L2 are chosen on dev; the settings most often changed are\n"
+                     "--dim, --epochs and --seed. docs/USAGE.md says when to change the others.\n");
   add_train_file_options(o);
   add_setting_options(o);
   add_process_options(o);
-  const auto r = parse(o, argc, argv);
+  std::vector<std::string> groups{"Files"};
+  for (ntp::OptionGroup group : ntp::option_groups()) groups.push_back(ntp::option_group_title(group));
+  groups.push_back("Process");
+  const auto r = parse(o, argc, argv, groups);
   check_non_negative(r, {"threads"});
   const ntp::TrainSettings s = train_settings(r);
   set_threads(r);
@@ -251,7 +265,7 @@ int cmd_train(int argc, char** argv) {
 
 // The options of the search settings a command may override.
 void add_search_options(cxxopts::Options& o) {
-  o.add_options()
+  o.add_options("Proof search")
     ("k", "override the facts kept per or-step", cxxopts::value<int>())
     ("index", std::string("override the fact index (") + ntp::fact_index_kinds() + ")",
      cxxopts::value<std::string>()->default_value(""));
@@ -303,7 +317,7 @@ ntp::TrainingData facts_to_rank_over(const cxxopts::ParseResult& r) {
 
 // `ntp eval`'s options but the search settings.
 void add_eval_options(cxxopts::Options& o) {
-  o.add_options()
+  o.add_options("Model and data")
     ("model", "model file", cxxopts::value<std::string>())
     ("train", "with --rules and no --model: the facts the rules walk over (and filter)", cxxopts::value<std::string>())
     ("protocol", "countries, ranking or classification", cxxopts::value<std::string>())
@@ -313,24 +327,28 @@ void add_eval_options(cxxopts::Options& o) {
     ("regions", "countries: the regions, one per line", cxxopts::value<std::string>())
     ("truth", "countries: facts giving each test country's region", cxxopts::value<std::string>())
     ("filter", "ranking: more files of true facts to filter (default: every file the model saw)",
-     cxxopts::value<std::vector<std::string>>())
+     cxxopts::value<std::vector<std::string>>());
+  o.add_options("Scoring")
     ("score", "model (the model's own score), proof (proofs only), complex (ComplEx only), max or mean (of "
      "proof and ComplEx); the last three need an NTPλ model (--complex)", cxxopts::value<std::string>()->default_value("model"))
     ("tie-break", "ranking and countries: order atoms whose scores are exactly equal by their proof support "
      "(the sum of their proof paths' scores): support, or none (ties at the mean rank)",
-     cxxopts::value<std::string>()->default_value("support"))
+     cxxopts::value<std::string>()->default_value("support"));
+  o.add_options("Mined rules")
     ("rules", "ranking: rank with the mined rules of this file (`ntp mine`) applied symbolically over the model's "
      "facts, not with the model: the rules-alone baseline", cxxopts::value<std::string>())
     ("aggregation", "with --rules: how a constant's predicting rules combine: max (the best rule's confidence, ties "
      "broken by the next) or noisy-or", cxxopts::value<std::string>()->default_value("max"))
     ("rule-ties", "with --rules: constants the rules tie take their mean rank (mean), or are ordered by the "
-     "model's score as --score says (model)", cxxopts::value<std::string>()->default_value("mean"))
+     "model's score as --score says (model)", cxxopts::value<std::string>()->default_value("mean"));
+  o.add_options("Ranking")
     ("one-by-one", "ranking: score every corruption, not only those that can reach the true triple's score "
      "(slow; the ranks are the same: for checking)")
     ("ranks", "ranking: write each test triple's rank on each side to this TSV file", cxxopts::value<std::string>())
     ("sample", "ranking: rank only N test triples drawn at random (0 = all; every triple of the file is still "
      "filtered as true) and give each metric's 95% half-width", cxxopts::value<int>()->default_value("0"), "N")
-    ("sample-seed", "ranking: the seed of --sample's draw", cxxopts::value<unsigned long long>()->default_value("0"))
+    ("sample-seed", "ranking: the seed of --sample's draw", cxxopts::value<unsigned long long>()->default_value("0"));
+  o.add_options("Output and process")
     ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
     ("quiet", "no progress output")
     ("json", "print the metrics as one JSON object on the last line");
@@ -340,7 +358,7 @@ int cmd_eval(int argc, char** argv) {
   cxxopts::Options o("ntp eval", "Evaluate a model with one of the NTP protocols.");
   add_eval_options(o);
   add_search_options(o);
-  const auto r = parse(o, argc, argv);
+  const auto r = parse(o, argc, argv, {"Model and data", "Scoring", "Proof search", "Mined rules", "Ranking", "Output and process"});
   check_non_negative(r, {"k", "threads", "sample"});
   set_threads(r);
   ntp::EvalRequest q;
@@ -488,13 +506,14 @@ int cmd_rules(int argc, char** argv) {
 // `ntp mine`'s options, with the library's defaults.
 void add_mine_options(cxxopts::Options& o) {
   const ntp::MineOptions d;
-  o.add_options()
+  o.add_options("Data")
     ("train", "facts (.nl or .tsv)", cxxopts::value<std::string>())
     ("dev", "dev facts: also mine one-atom rules alone (--max-atoms 1) and keep the set that ranks them "
      "better", cxxopts::value<std::string>())
     ("test", "with --dev: test facts, which the dev ranking filters as true (as evaluation does)",
      cxxopts::value<std::string>())
-    ("out", "write the rules to this file (default: standard output)", cxxopts::value<std::string>())
+    ("out", "write the rules to this file (default: standard output)", cxxopts::value<std::string>());
+  o.add_options("Rules counted")
     ("max-atoms", "body atoms: 1 (implications and inverses) or 2 (also chains)",
      cxxopts::value<int>()->default_value(std::to_string(d.max_body_atoms)))
     ("min-support", "pairs a rule must predict that are facts", cxxopts::value<long long>()->default_value(std::to_string(d.min_support)))
@@ -502,7 +521,8 @@ void add_mine_options(cxxopts::Options& o) {
      cxxopts::value<double>()->default_value(ntp::format_number(d.min_head_coverage)))
     ("min-confidence", "smallest confidence kept", cxxopts::value<double>()->default_value(ntp::format_number(d.min_confidence)))
     ("rules-per-head", "rules kept per head predicate, most confident first (0 = all): a rule set to train from "
-     "keeps a few", cxxopts::value<int>()->default_value(std::to_string(d.rules_per_head)))
+     "keeps a few", cxxopts::value<int>()->default_value(std::to_string(d.rules_per_head)));
+  o.add_options("Process")
     ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
     ("quiet", "no progress output");
 }
@@ -511,7 +531,7 @@ int cmd_mine(int argc, char** argv) {
   cxxopts::Options o("ntp mine", "Count the rules the facts support: implications, inverses and chains of two, "
                      "with support, head coverage, confidence and PCA confidence (AMIE's measures).");
   add_mine_options(o);
-  const auto r = parse(o, argc, argv);
+  const auto r = parse(o, argc, argv, {"Data", "Rules counted", "Process"});
   check_non_negative(r, {"threads"});
   set_threads(r);
   ntp::MineOptions m;
