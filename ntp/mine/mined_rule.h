@@ -2,7 +2,8 @@
 //
 // A mined rule h(X, Y) :- body(X, Y) has a body that is a path of steps
 // (relation_graph.h) from X to Y: one atom (h(X, Y) :- r(X, Y), or the
-// inverse h(X, Y) :- r(Y, X)) or a chain of two through a variable Z. With
+// inverse h(X, Y) :- r(Y, X)) or a chain of two or three atoms through
+// variables Z (Z1, Z2). With
 // a *pair* meaning two distinct constants (x, y) that the body connects
 // through distinct constants (object identity), Galárraga et al.'s measures
 // (AMIE, WWW 2013) are:

@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <stdexcept>
 #include <unordered_map>
 #include <utility>
@@ -13,34 +14,43 @@
 namespace ntp {
 namespace {
 
-// A body and a (head, body) pair packed into one integer key: a body's
-// first step + 1 (0 for a one-atom body) and its last step, 21 bits each,
-// the head above them.
-constexpr int kStepBits = 21;
+// A body and a (head, body) pair packed into one integer key: a body's three
+// step fields of 16 bits (step + 1, 0 where a shorter body has no step; the
+// last step in the lowest field), the head above them.
+constexpr int kStepBits = 16;
 constexpr std::uint64_t kStepMask = (std::uint64_t{1} << kStepBits) - 1;
+constexpr int kMaxBodyAtoms = 3;
 
-std::uint64_t body_code(int first, int last) {
-  return (static_cast<std::uint64_t>(first + 1) << kStepBits) | static_cast<std::uint64_t>(last);
+std::uint64_t body_code(std::initializer_list<int> steps) {
+  std::uint64_t code = 0;
+  for (int step : steps) code = (code << kStepBits) | static_cast<std::uint64_t>(step + 1);
+  return code;
 }
 std::vector<int> body_steps(std::uint64_t code) {
-  const int first = static_cast<int>((code >> kStepBits) & kStepMask) - 1;
-  const int last = static_cast<int>(code & kStepMask);
-  return first < 0 ? std::vector<int>{last} : std::vector<int>{first, last};
+  std::vector<int> steps;
+  for (int field = kMaxBodyAtoms - 1; field >= 0; --field) {
+    const int step = static_cast<int>((code >> (field * kStepBits)) & kStepMask) - 1;
+    if (step >= 0) steps.push_back(step);
+  }
+  return steps;
 }
-std::uint64_t rule_code(int head, std::uint64_t body) { return (static_cast<std::uint64_t>(head) << (2 * kStepBits)) | body; }
+std::uint64_t rule_code(int head, std::uint64_t body) {
+  return (static_cast<std::uint64_t>(head) << (kMaxBodyAtoms * kStepBits)) | body;
+}
+constexpr std::uint64_t kBodyMask = (std::uint64_t{1} << (kMaxBodyAtoms * kStepBits)) - 1;
 
 using Counts = std::unordered_map<std::uint64_t, long long>;
 
 void check_options(const KnowledgeBase& kb, const MineOptions& o) {
-  if (o.max_body_atoms < 1 || o.max_body_atoms > 2)
-    throw std::invalid_argument("max body atoms is 1 or 2, got " + std::to_string(o.max_body_atoms));
+  if (o.max_body_atoms < 1 || o.max_body_atoms > kMaxBodyAtoms)
+    throw std::invalid_argument("max body atoms is 1, 2 or 3, got " + std::to_string(o.max_body_atoms));
   if (o.min_support < 1) throw std::invalid_argument("min support must be >= 1, got " + std::to_string(o.min_support));
   if (!(o.min_head_coverage >= 0 && o.min_head_coverage <= 1) || !(o.min_confidence >= 0 && o.min_confidence <= 1))
     throw std::invalid_argument("min head coverage and min confidence are in [0, 1]");
   if (o.max_candidates_per_head < 1) throw std::invalid_argument("max candidates per head must be >= 1");
   if (o.rules_per_head < 0) throw std::invalid_argument("rules per head must be >= 0, got " + std::to_string(o.rules_per_head));
   if (!(o.max_body_work >= 1)) throw std::invalid_argument("max body work must be >= 1");
-  if (2 * static_cast<std::uint64_t>(kb.predicates.size()) + 1 >= kStepMask)
+  if (2 * static_cast<std::uint64_t>(kb.predicates.size()) >= kStepMask)
     throw std::invalid_argument("too many predicates to mine (at most " + std::to_string(kStepMask / 2 - 1) + ")");
 }
 
@@ -84,6 +94,12 @@ void mark_neighbours(const RelationGraph& g, int y, Marks& m) {
   }
 }
 
+// Each body found once.
+void finish_found(Marks& m) {
+  std::sort(m.found.begin(), m.found.end());
+  m.found.erase(std::unique(m.found.begin(), m.found.end()), m.found.end());
+}
+
 // Every body of at most `max_atoms` steps that leads from x to y, except
 // the fact h(x, y) itself, into m.found, each once.
 void bodies_of_fact(const RelationGraph& g, int head, int x, int y, int max_atoms, Marks& m) {
@@ -92,18 +108,23 @@ void bodies_of_fact(const RelationGraph& g, int head, int x, int y, int max_atom
     for (std::size_t i = static_cast<std::size_t>(m.first[static_cast<std::size_t>(z)]); i < m.into.size() && m.into[i].first == z; ++i)
       each(m.into[i].second);
   };
+  auto reaches_y = [&](int z) { return m.stamp[static_cast<std::size_t>(z)] == y; };
   steps_into_y(x, [&](int step) {
-    if (step != forward_step(head)) m.found.push_back(body_code(-1, step));
+    if (step != forward_step(head)) m.found.push_back(body_code({step}));
   });
-  if (max_atoms >= 2) {
-    for (const Edge& e : g.edges(x)) {
-      const int z = e.node;
-      if (z == x || z == y || m.stamp[static_cast<std::size_t>(z)] != y) continue;
-      steps_into_y(z, [&](int step) { m.found.push_back(body_code(e.step, step)); });
+  if (max_atoms < 2) return finish_found(m);
+  for (const Edge& e : g.edges(x)) {
+    const int z1 = e.node;
+    if (z1 == x || z1 == y) continue;
+    if (reaches_y(z1)) steps_into_y(z1, [&](int step) { m.found.push_back(body_code({e.step, step})); });
+    if (max_atoms < 3) continue;
+    for (const Edge& f : g.edges(z1)) {
+      const int z2 = f.node;
+      if (z2 == x || z2 == y || z2 == z1 || !reaches_y(z2)) continue;
+      steps_into_y(z2, [&](int step) { m.found.push_back(body_code({e.step, f.step, step})); });
     }
   }
-  std::sort(m.found.begin(), m.found.end());
-  m.found.erase(std::unique(m.found.begin(), m.found.end()), m.found.end());
+  finish_found(m);
 }
 
 // Pass 1: the support of every (head, body) pair, summed over threads.
@@ -144,12 +165,11 @@ struct Candidate {
 // at most max_candidates_per_head per head (most support first), by body.
 std::vector<Candidate> select_candidates(const Counts& counts, const RelationGraph& g, const MineOptions& o) {
   std::vector<std::vector<Candidate>> by_head(static_cast<std::size_t>(g.num_relations()));
-  const std::uint64_t body_mask = (std::uint64_t{1} << (2 * kStepBits)) - 1;
   for (const auto& [key, support] : counts) {
-    const int head = static_cast<int>(key >> (2 * kStepBits));
+    const int head = static_cast<int>(key >> (kMaxBodyAtoms * kStepBits));
     const double coverage = static_cast<double>(support) / static_cast<double>(g.facts(head));
     if (support >= o.min_support && coverage >= o.min_head_coverage)
-      by_head[static_cast<std::size_t>(head)].push_back({head, key & body_mask, support});
+      by_head[static_cast<std::size_t>(head)].push_back({head, key & kBodyMask, support});
   }
   std::vector<Candidate> kept;
   for (std::vector<Candidate>& c : by_head) {
@@ -174,12 +194,19 @@ bool pca_by_subject(const RelationGraph& g, int head) {
 bool has_edge(const RelationGraph& g, int node, int step) { return !g.edges(node, step).empty(); }
 
 // Edges a walk of the body from each of its x values would take (an upper
-// bound on its pairs): a chain's pairs through each middle node z.
+// bound on its pairs): paths counted from the last step back, as the number
+// of ways each node continues to some y.
 double body_work(const RelationGraph& g, const std::vector<int>& steps) {
-  if (steps.size() == 1) return static_cast<double>(g.facts(step_relation(steps[0])));
+  std::vector<double> ways(static_cast<std::size_t>(g.num_nodes()), 0.0), before(ways.size(), 0.0);
+  for (int z : g.sources(steps.back())) ways[static_cast<std::size_t>(z)] = static_cast<double>(g.edges(z, steps.back()).size());
+  for (std::size_t i = steps.size() - 1; i-- > 0;) {
+    std::fill(before.begin(), before.end(), 0.0);
+    for (int z : g.sources(steps[i]))
+      for (const Edge& e : g.edges(z, steps[i])) before[static_cast<std::size_t>(z)] += ways[static_cast<std::size_t>(e.node)];
+    ways.swap(before);
+  }
   double work = 0;
-  for (int z : g.sources(steps[1]))
-    work += static_cast<double>(g.edges(z, reversed_step(steps[0])).size()) * static_cast<double>(g.edges(z, steps[1]).size());
+  for (double w : ways) work += w;
   return work;
 }
 

@@ -2,9 +2,10 @@
 // (mined_rule.h gives the rule shapes and measures).
 //
 // Two passes over the KB's graph (relation_graph.h), each in parallel (OpenMP):
-//   1. support: for every fact h(x, y), every body path of one or two steps
-//      from x to y, found by marking y's neighbours and walking x's edges;
-//      each distinct body counts once per fact.
+//   1. support: for every fact h(x, y), every body path of one to three
+//      steps from x to y, found by marking y's neighbours and walking from
+//      x (to its neighbours, and for chains of three theirs); each distinct
+//      body counts once per fact.
 //   2. pairs: for each body kept for some head (support, head coverage, at
 //      most max_candidates_per_head per head, most support first), every x it
 //      starts from is walked to its distinct y, once for all the heads that
@@ -27,7 +28,7 @@
 namespace ntp {
 
 struct MineOptions {
-  int max_body_atoms = 2;            // 1 or 2
+  int max_body_atoms = 2;            // 1, 2 or 3 (chains of three: each fact walks its subject's neighbours' edges)
   long long min_support = 2;         // pairs a rule must predict correctly
   double min_head_coverage = 0.001;  // and that share of its head's facts
   double min_confidence = 0.001;     // kept after counting

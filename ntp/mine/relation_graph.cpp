@@ -52,8 +52,8 @@ EdgeSpan RelationGraph::edges(int node, int step) const {
 PathWalker::PathWalker(const RelationGraph& graph)
     : graph_(graph), stamp_(static_cast<std::size_t>(graph.num_nodes()), 0) {}
 
-void PathWalker::reach(int y, int x, int middle) {
-  if (y == x || y == middle || stamp_[static_cast<std::size_t>(y)] == walks_) return;
+void PathWalker::reach(int y, int x, int first_middle, int second_middle) {
+  if (y == x || y == first_middle || y == second_middle || stamp_[static_cast<std::size_t>(y)] == walks_) return;
   stamp_[static_cast<std::size_t>(y)] = walks_;
   ends_.push_back(y);
 }
@@ -65,10 +65,20 @@ const std::vector<int>& PathWalker::walk(const std::vector<int>& steps, int x) {
     walks_ = 1;
   }
   for (const Edge& e : graph_.edges(x, steps[0])) {
+    const int z1 = e.node;
     if (steps.size() == 1) {
-      reach(e.node, x, -1);
-    } else if (e.node != x) {
-      for (const Edge& f : graph_.edges(e.node, steps[1])) reach(f.node, x, e.node);
+      reach(z1, x, -1, -1);
+      continue;
+    }
+    if (z1 == x) continue;
+    for (const Edge& f : graph_.edges(z1, steps[1])) {
+      const int z2 = f.node;
+      if (steps.size() == 2) {
+        reach(z2, x, z1, -1);
+        continue;
+      }
+      if (z2 == x || z2 == z1) continue;
+      for (const Edge& g : graph_.edges(z2, steps[2])) reach(g.node, x, z1, z2);
     }
   }
   return ends_;

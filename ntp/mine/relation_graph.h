@@ -66,9 +66,9 @@ class RelationGraph {
   std::vector<long long> facts_;           // (relations)
 };
 
-// Walks a rule body from one end: the distinct y != x that a path of one or
-// two steps leads to from x through a node other than x and y. Reuses its
-// buffers between walks; one per thread.
+// Walks a rule body from one end: the distinct y that a path of one to three
+// steps leads to from x through nodes that are all distinct, x and y too
+// (object identity). Reuses its buffers between walks; one per thread.
 class PathWalker {
  public:
   explicit PathWalker(const RelationGraph& graph);
@@ -76,7 +76,8 @@ class PathWalker {
   const std::vector<int>& walk(const std::vector<int>& steps, int x);
 
  private:
-  void reach(int y, int x, int middle);
+  // Marks y reached unless it is x or one of the path's middle nodes (-1: none).
+  void reach(int y, int x, int first_middle, int second_middle);
   const RelationGraph& graph_;
   std::vector<unsigned> stamp_;  // (nodes): stamp_[y] == walks_ once the current walk reached y
   unsigned walks_ = 0;

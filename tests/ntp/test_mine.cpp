@@ -13,6 +13,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -74,6 +75,10 @@ Counted brute_force(const ntp::KnowledgeBase& kb, int head, const std::vector<in
       bool connected = body.size() == 1 && holds(kb, body[0], x, y);
       for (int z = 0; z < n && body.size() == 2 && !connected; ++z)
         connected = z != x && z != y && holds(kb, body[0], x, z) && holds(kb, body[1], z, y);
+      for (int z1 = 0; z1 < n && body.size() == 3 && !connected; ++z1)
+        for (int z2 = 0; z2 < n && !connected; ++z2)
+          connected = z1 != x && z1 != y && z2 != x && z2 != y && z1 != z2 && holds(kb, body[0], x, z1) &&
+                      holds(kb, body[1], z1, z2) && holds(kb, body[2], z2, y);
       if (!connected) continue;
       ++c.pairs;
       c.support += kb.contains({head, {x, y}});
@@ -108,20 +113,38 @@ TEST_CASE("mine_rules counts support, pairs and AMIE's measures as worked by han
   CHECK(find_rule(result.rules, kb, "p(X, Y) :- p(X, Y)") == nullptr);
 }
 
-TEST_CASE("mine_rules equals brute force on random KBs, with one thread or two") {
-  for (unsigned seed = 0; seed < 30; ++seed) {
+// Every body of up to `atoms` steps over `predicates` relations.
+std::vector<std::vector<int>> every_body(int predicates, int atoms) {
+  std::vector<std::vector<int>> bodies{{}}, longer;
+  std::vector<std::vector<int>> all;
+  for (int length = 1; length <= atoms; ++length) {
+    longer.clear();
+    for (const std::vector<int>& b : bodies)
+      for (int step = 0; step < 2 * predicates; ++step) {
+        longer.push_back(b);
+        longer.back().push_back(step);
+      }
+    bodies = longer;
+    all.insert(all.end(), bodies.begin(), bodies.end());
+  }
+  return all;
+}
+
+TEST_CASE("mine_rules equals brute force on random KBs, with one thread or two, chains of two and three") {
+  for (unsigned seed = 0; seed < 36; ++seed) {
     CAPTURE(seed);
-    const auto kb = random_kb(seed, 9, 4, 40);
-    const auto result = ntp::mine_rules(kb, count_everything());
+    // Most KBs with chains of two; a few, smaller, with chains of three.
+    const bool three = seed >= 30;
+    const int predicates = three ? 3 : 4;
+    const auto kb = three ? random_kb(seed, 8, predicates, 30) : random_kb(seed, 9, predicates, 40);
+    MineOptions options = count_everything();
+    options.max_body_atoms = three ? 3 : 2;
+    const auto result = ntp::mine_rules(kb, options);
     std::map<std::pair<int, std::vector<int>>, const MinedRule*> mined;
     for (const MinedRule& r : result.rules) mined[{r.head, r.body}] = &r;
     std::size_t expected = 0;
-    std::vector<std::vector<int>> bodies;
-    for (int a = 0; a < 8; ++a) {
-      bodies.push_back({a});
-      for (int b = 0; b < 8; ++b) bodies.push_back({a, b});
-    }
-    for (int head = 0; head < 4; ++head)
+    const std::vector<std::vector<int>> bodies = every_body(predicates, options.max_body_atoms);
+    for (int head = 0; head < predicates; ++head)
       for (const std::vector<int>& body : bodies) {
         if (body.size() == 1 && body[0] == ntp::forward_step(head)) continue;  // the head itself
         const Counted c = brute_force(kb, head, body);
@@ -134,9 +157,11 @@ TEST_CASE("mine_rules equals brute force on random KBs, with one thread or two")
         CHECK(it->second->pca_pairs == doctest::Approx(static_cast<double>(c.pca)));
       }
     CHECK(result.rules.size() == expected);
+    if (three)
+      CHECK(std::any_of(result.rules.begin(), result.rules.end(), [](const MinedRule& r) { return r.body.size() == 3; }));
     const int threads = omp_get_max_threads();
     omp_set_num_threads(1);
-    const auto alone = ntp::mine_rules(kb, count_everything());
+    const auto alone = ntp::mine_rules(kb, options);
     omp_set_num_threads(threads);
     REQUIRE(alone.rules.size() == result.rules.size());
     for (std::size_t i = 0; i < alone.rules.size(); ++i) {
@@ -199,7 +224,7 @@ TEST_CASE("mine_rules stops when asked and refuses bad options") {
   CHECK(result.stopped);
   CHECK(result.rules.empty());
   MineOptions bad;
-  bad.max_body_atoms = 3;
+  bad.max_body_atoms = 4;
   CHECK_THROWS_AS(ntp::mine_rules(kb, bad), std::invalid_argument);
   bad = MineOptions{};
   bad.min_confidence = 1.5;

@@ -23,8 +23,13 @@ bool holds(const ntp::KnowledgeBase& kb, int step, int a, int b) {
 bool body_connects(const ntp::KnowledgeBase& kb, const ntp::MinedRule& r, int x, int y) {
   if (x == y) return false;
   if (r.body.size() == 1) return holds(kb, r.body[0], x, y);
-  for (int z = 0; z < kb.constants.size(); ++z)
-    if (z != x && z != y && holds(kb, r.body[0], x, z) && holds(kb, r.body[1], z, y)) return true;
+  const int n = kb.constants.size();
+  for (int z = 0; z < n; ++z) {
+    if (z == x || z == y || !holds(kb, r.body[0], x, z)) continue;
+    if (r.body.size() == 2 && holds(kb, r.body[1], z, y)) return true;
+    for (int w = 0; w < n && r.body.size() == 3; ++w)
+      if (w != x && w != y && w != z && holds(kb, r.body[1], z, w) && holds(kb, r.body[2], w, y)) return true;
+  }
   return false;
 }
 
@@ -95,6 +100,7 @@ TEST_CASE("rank_by_rules equals the one-by-one reference on random KBs, max and 
     ntp::MineOptions mine;
     mine.min_support = 1;
     mine.min_head_coverage = 0;
+    mine.max_body_atoms = seed % 3 == 2 ? 3 : 2;  // chains of three on a third of the KBs
     const auto rules = ntp::mine_rules(kb, mine).rules;
     REQUIRE(!rules.empty());
     std::unordered_set<ntp::Atom, ntp::AtomHash> known(kb.facts.begin(), kb.facts.end());
