@@ -242,7 +242,8 @@ void add_learning_settings(std::vector<TrainOption>& t) {
                "annealed to the hard max by the middle epoch, so that rules not yet winning get gradient (0 = off)",
                [](const S& s) { return text(s.train.explore); }, [](S& s, V v) { s.train.explore = read_number(v); }});
   t.push_back({"refresh", OptionGroup::ProofSearch, OptionKind::Integer,
-               "steps between fact-index updates with the moved embeddings (0 = every step)",
+               "steps between fact-index updates with the moved embeddings (0 = the index's own: every step for a table, "
+               "every 10,000 for hnsw)",
                [](const S& s) { return text(s.train.index.update_every); },
                [](S& s, V v) { s.train.index.update_every = read_int(v); }});
   t.push_back({"recall-every", OptionGroup::Dev, OptionKind::Integer,

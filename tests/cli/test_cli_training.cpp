@@ -155,9 +155,11 @@ TEST_CASE("--l2 with several values trains one model each and keeps the best on 
   const std::string value = chosen.err.substr(at + 18, chosen.err.find(' ', at + 18) - at - 18);
   CHECK((value == "0.0001" || value == "0.001"));
   CHECK(chosen.err.find("(dev mrr on 33 atoms: 0.0001 0.", at) != std::string::npos);
-  for (const char* v : {"0.0001", "0.001"}) {
+  for (const std::string v : {"0.0001", "0.001"}) {
     CHECK(!std::ifstream(model("choice") + ".l2-" + v).good());  // the candidates' files are gone
-    CHECK(lines(slurp(kWork + "/choice.log.l2-" + v)) == 2);      // each candidate's own log
+    // Each candidate's own log: the kept one's at --log, the other's beside it with its value.
+    CHECK(lines(slurp(v == value ? kWork + "/choice.log" : kWork + "/choice.log.l2-" + v)) == 2);
+    CHECK(std::ifstream(kWork + "/choice.log.l2-" + v).good() == (v != value));
   }
   // The chosen model is that value's run alone; resuming continues it.
   const Run alone = ntp(std::string(kTrain).replace(kTrain.find("--l2 0.0001"), 11, "--l2 " + value) +

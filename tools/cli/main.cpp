@@ -479,8 +479,8 @@ int cmd_rules(int argc, char** argv) {
   o.add_options()
     ("model", "model file", cxxopts::value<std::string>())
     ("min-confidence", "smallest confidence shown", cxxopts::value<double>()->default_value("0.5"))
-    ("json", "print the rules as one JSON object: {\"rules\":[{\"rule\":…,\"confidence\":…,\"text\":…,"
-     "and for a rule that started as a mined one \"started_from\":…,\"mined_confidence\":…},…]}");
+    ("json", "print the rules as one JSON object: {\"rules\":[{\"rule\":...,\"confidence\":...,\"text\":...,"
+     "and for a rule that started as a mined one \"started_from\":...,\"mined_confidence\":...},...]}");
   const auto r = parse(o, argc, argv);
   const auto rules = ntp::Reasoner::load(get<std::string>(r, "model")).rules(r["min-confidence"].as<double>());
   if (r.count("json")) {
@@ -514,7 +514,7 @@ void add_mine_options(cxxopts::Options& o) {
      cxxopts::value<std::string>())
     ("out", "write the rules to this file (default: standard output)", cxxopts::value<std::string>());
   o.add_options("Rules counted")
-    ("max-atoms", "body atoms: 1 (implications and inverses) or 2 (also chains)",
+    ("max-atoms", "body atoms: 1 (implications and inverses), 2 (also chains of two) or 3 (also chains of three)",
      cxxopts::value<int>()->default_value(std::to_string(d.max_body_atoms)))
     ("min-support", "pairs a rule must predict that are facts", cxxopts::value<long long>()->default_value(std::to_string(d.min_support)))
     ("min-head-coverage", "share of its head's facts a rule must predict",
