@@ -99,6 +99,20 @@ std::vector<InducedRule> Reasoner::rules(double min_confidence) const {
   return induced_rules(state_->model, min_confidence);
 }
 
+std::vector<InducedRule> Reasoner::mined_rules_first() const {
+  const Model& m = state_->model;
+  std::vector<InducedRule> rules;
+  for (std::size_t i = 0; i < m.rules_first.size(); ++i) {
+    InducedRule r;
+    r.rule = static_cast<int>(i);
+    r.confidence = m.rules_first[i].confidence;
+    r.text = rule_text(m.kb, m.rules_first[i]);
+    rules.push_back(std::move(r));
+  }
+  std::stable_sort(rules.begin(), rules.end(), [](const InducedRule& a, const InducedRule& b) { return a.confidence > b.confidence; });
+  return rules;
+}
+
 EvalReport Reasoner::evaluate(const EvalRequest& request) const {
   return ntp::evaluate(state_->model, request, request.index.empty() ? state_->facts : nullptr);
 }

@@ -104,32 +104,32 @@ RankingResult rank_by_model(const Model& model, const std::vector<Atom>& ranked,
   return evaluate_ranking(model, ranked, known, scoring, how);
 }
 
-// Every constant's score at the open argument of `atom`, as `scoring` says:
-// ComplEx alone in one product, else one atom at a time.
-std::vector<double> model_scores_at(const Model& model, const ScoreOptions& scoring, const Atom& atom, int open) {
-  if (scoring.source == ScoreSource::ComplexOnly) return complex_scores_at(model, atom, open);
-  std::vector<Atom> atoms(static_cast<std::size_t>(model.kb.constants.size()), atom);
-  for (std::size_t c = 0; c < atoms.size(); ++c) atoms[c].args[static_cast<std::size_t>(open)] = static_cast<int>(c);
-  std::vector<double> scores;
-  for (const RankKey& key : rank_keys(model, atoms, scoring)) scores.push_back(key.score);
-  return scores;
-}
-
+// Ranked by mined rules: a file's (`--rules`), alone or with the model's
+// keys ordering their ties, or the model's own rules first.
 RankingResult rank_by_mined_rules(const Model& model, const std::vector<Atom>& ranked,
                                   const std::unordered_set<Atom, AtomHash>& known, const ScoreOptions& scoring,
                                   const EvalRequest& q, EvalReport& report) {
-  RuleRankingOptions how;
-  how.aggregation = rule_aggregation_from_name(q.aggregation);
-  how.progress = q.progress;
+  const RuleAggregation how = rule_aggregation_from_name(q.aggregation);
   if (q.rule_ties != "mean" && q.rule_ties != "model")
     throw std::invalid_argument("rule ties are mean or model, got '" + q.rule_ties + "'");
-  if (q.rule_ties == "model")
-    how.tie_scores = [&](const Atom& atom, int open) { return model_scores_at(model, scoring, atom, open); };
+  RankingOptions options;
+  options.progress = q.progress;
+  options.one_by_one = q.one_by_one;  // the model's own ranking, checked one by one
+  if (q.rules.empty()) {
+    report.note = "ranking with the model's " + std::to_string(model.rules_first.size()) +
+                  " mined rules first (chosen on dev in training), its score ordering what they tie; "
+                  "--score proof, complex, max or mean ranks by the neural parts alone";
+    return rank_rules_first(model, model.rules_first, ranked, known, scoring, how, options);
+  }
   const std::vector<MinedRule> rules = read_mined_rules(q.rules, model.kb);
   report.note = "ranking with the " + std::to_string(rules.size()) + " rules of " + q.rules +
                 " applied symbolically over the model's facts (" + q.aggregation + " of their confidences), " +
                 (q.rule_ties == "model" ? "their ties broken by the model's score" : "not the model");
-  return rank_by_rules(model.kb, rules, ranked, known, how);
+  if (q.rule_ties == "model") return rank_rules_first(model, rules, ranked, known, scoring, how, options);
+  RuleRankingOptions alone;
+  alone.aggregation = how;
+  alone.progress = q.progress;
+  return rank_by_rules(model.kb, rules, ranked, known, alone);
 }
 
 void ranking(const Model& model, const EvalRequest& q, const ScoreOptions& given, EvalReport& report) {
@@ -138,13 +138,14 @@ void ranking(const Model& model, const EvalRequest& q, const ScoreOptions& given
   const std::unordered_set<Atom, AtomHash> known = filter_set(model, atoms, q.filter);  // every triple, sampled or not
   const std::vector<Atom> ranked = triples_to_rank(atoms, q);
   const ScoreOptions scoring = exact_unless_named(model, q, given, report);
-  const RankingResult result = q.rules.empty() ? rank_by_model(model, ranked, known, scoring, q)
-                                               : rank_by_mined_rules(model, ranked, known, scoring, q, report);
+  const bool by_rules = !q.rules.empty() || (!model.rules_first.empty() && q.score == "model");
+  const RankingResult result = by_rules ? rank_by_mined_rules(model, ranked, known, scoring, q, report)
+                                        : rank_by_model(model, ranked, known, scoring, q);
   if (!q.ranks.empty()) write_ranks(q.ranks, model, ranked, result);
   const RankingMetrics& m = result.mean_ties;
   report.lines.push_back(ranking_line(m, std::to_string(m.count) + " ranks, ties by mean rank"));
   report.lines.push_back(ranking_line(result.optimistic_ties, "ties optimistic, as the reference code"));
-  if (q.rules.empty())
+  if (!by_rules)
     report.lines.push_back("tied ranks: " + std::to_string(result.tied_ranks) + " of " + std::to_string(m.count) + " (" +
                            std::to_string(result.tied_on_score_alone) + " on the score alone" +
                            (scoring.tie_break ? ", before the tie-break by proof support" : "") + ")");
@@ -152,9 +153,9 @@ void ranking(const Model& model, const EvalRequest& q, const ScoreOptions& given
     report.lines.push_back("tied ranks: " + std::to_string(result.tied_ranks) + " of " + std::to_string(m.count));
   long long scored = 0, corruptions = 0;
   for (const SideRank& s : result.ranks) scored += s.scored, corruptions += s.corruptions;
-  report.lines.push_back("corruptions " + std::string(q.rules.empty() ? "scored: " : "some rule predicts: ") +
+  report.lines.push_back("corruptions " + std::string(!by_rules ? "scored: " : "some rule predicts: ") +
                          std::to_string(scored) + " of " + std::to_string(corruptions) +
-                         (!q.rules.empty() ? "" : q.one_by_one ? " (one by one)" : " (the others cannot reach the true triple's score)"));
+                         (by_rules ? "" : q.one_by_one ? " (one by one)" : " (the others cannot reach the true triple's score)"));
   JsonObject json = ranking_json(m);
   json.add("optimistic", ranking_json(result.optimistic_ties))
       .add("tied_ranks", result.tied_ranks)

@@ -4,6 +4,7 @@
 #include "ntp/mine/relation_graph.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -150,7 +151,105 @@ SideRank rank_side(const KnowledgeBase& kb, const Atom& atom, int open, const st
   return r;
 }
 
+// The metrics of ranked sides.
+void summarise(RankingResult& result) {
+  std::vector<double> mean, optimistic;
+  for (const SideRank& r : result.ranks) {
+    mean.push_back(r.mean), optimistic.push_back(r.optimistic);
+    result.tied_ranks += r.tied, result.tied_on_score_alone += r.tied_on_score;
+  }
+  result.mean_ties = ranking_metrics(mean);
+  result.optimistic_ties = ranking_metrics(optimistic);
+}
+
+// What the rules and the model say of one side, to rank its truth with:
+// the unfiltered constants the rules predicted (besides the truth), and the
+// model's keys of the truth (keys[0]) and of each of them (keys[1 + i]).
+struct PredictedSide {
+  std::vector<std::size_t> predicted;  // indices into SideScratch::reached
+  std::vector<RankKey> keys;
+};
+
+PredictedSide keys_of_predicted(const Model& model, const Atom& atom, int open, const ScoreOptions& scoring,
+                                const std::unordered_set<Atom, AtomHash>& known, const SideScratch& s) {
+  PredictedSide side;
+  std::vector<Atom> atoms{atom};
+  Atom corrupted = atom;
+  for (std::size_t i = 0; i < s.reached.size(); ++i) {
+    corrupted.args[static_cast<std::size_t>(open)] = s.reached[i];
+    if (s.reached[i] == atom.args[static_cast<std::size_t>(open)] || known.count(corrupted)) continue;
+    side.predicted.push_back(i);
+    atoms.push_back(corrupted);
+  }
+  side.keys = rank_keys(model, atoms, scoring);
+  return side;
+}
+
+// The truth's rank with the rules first and the model's keys after them,
+// from the model's own rank of the side (`alone`: the constants above the
+// truth and level with it among all unfiltered ones).
+SideRank rank_side_rules_first(const SideRank& alone, const PredictedSide& side, const SideScratch& s, int truth,
+                               RuleAggregation how) {
+  const int truth_at = s.slot[static_cast<std::size_t>(truth)];
+  const RankKey& t = side.keys[0];
+  long long above = 0, level = 0;
+  if (truth_at == 0) {  // every predicted constant is above; the unpredicted are ordered by the model
+    long long predicted_above = 0, predicted_level = 0;
+    for (std::size_t j = 0; j < side.predicted.size(); ++j)
+      predicted_above += side.keys[1 + j] > t, predicted_level += side.keys[1 + j] == t;
+    const long long alone_above = std::llround(alone.optimistic - 1);
+    const long long alone_level = std::llround(2 * (alone.mean - alone.optimistic));
+    above = static_cast<long long>(side.predicted.size()) + alone_above - predicted_above;
+    level = alone_level - predicted_level;
+  } else {
+    const Prediction& mine = s.predictions[static_cast<std::size_t>(truth_at - 1)];
+    for (std::size_t j = 0; j < side.predicted.size(); ++j) {
+      const int order = compare(s.predictions[side.predicted[j]], mine, how);
+      const RankKey& k = side.keys[1 + j];
+      above += order > 0 || (order == 0 && k > t);
+      level += order == 0 && k == t;
+    }
+  }
+  SideRank r = alone;
+  r.mean = 1 + static_cast<double>(above) + static_cast<double>(level) / 2;
+  r.optimistic = 1 + static_cast<double>(above);
+  r.scored = static_cast<long long>(side.predicted.size());
+  r.tied = r.tied_on_score = level > 0;
+  return r;
+}
+
 }  // namespace
+
+RankingResult rank_rules_first(const Model& model, const std::vector<MinedRule>& rules, const std::vector<Atom>& test,
+                               const std::unordered_set<Atom, AtomHash>& known, const ScoreOptions& scoring,
+                               RuleAggregation how, const RankingOptions& options, RankingResult* model_alone) {
+  for (const Atom& a : test)
+    if (a.args.size() != 2)
+      throw std::invalid_argument("ranking by rules needs binary test atoms, got " + to_string(model.kb, a));
+  const RankingResult alone = evaluate_ranking(model, test, known, scoring, options);
+  const RelationGraph g(model.kb);
+  const auto by_head = rules_by_head(model.kb, rules);
+  RankingResult result;
+  result.ranks.resize(alone.ranks.size());
+#pragma omp parallel
+  {
+    SideScratch scratch;
+    scratch.slot.assign(static_cast<std::size_t>(model.kb.constants.size()), 0);
+    PathWalker walker(g);
+#pragma omp for schedule(dynamic, 4)
+    for (std::size_t i = 0; i < alone.ranks.size(); ++i) {
+      const Atom& atom = test[alone.ranks[i].triple];
+      const int open = alone.ranks[i].side;
+      predict(by_head[static_cast<std::size_t>(atom.predicate)], atom.args[static_cast<std::size_t>(1 - open)], open, how,
+              scratch, walker);
+      const PredictedSide side = keys_of_predicted(model, atom, open, scoring, known, scratch);
+      result.ranks[i] = rank_side_rules_first(alone.ranks[i], side, scratch, atom.args[static_cast<std::size_t>(open)], how);
+    }
+  }
+  summarise(result);
+  if (model_alone) *model_alone = alone;
+  return result;
+}
 
 RankingResult rank_by_rules(const KnowledgeBase& kb, const std::vector<MinedRule>& rules,
                             const std::vector<Atom>& test, const std::unordered_set<Atom, AtomHash>& known,
@@ -181,13 +280,7 @@ RankingResult rank_by_rules(const KnowledgeBase& kb, const std::vector<MinedRule
       if (o.progress) o.progress(++done, result.ranks.size());
     }
   }
-  std::vector<double> mean, optimistic;
-  for (const SideRank& r : result.ranks) {
-    mean.push_back(r.mean), optimistic.push_back(r.optimistic);
-    result.tied_ranks += r.tied, result.tied_on_score_alone += r.tied_on_score;
-  }
-  result.mean_ties = ranking_metrics(mean);
-  result.optimistic_ties = ranking_metrics(optimistic);
+  summarise(result);
   return result;
 }
 

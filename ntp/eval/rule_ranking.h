@@ -49,4 +49,17 @@ RankingResult rank_by_rules(const KnowledgeBase& kb, const std::vector<MinedRule
                             const std::vector<Atom>& test, const std::unordered_set<Atom, AtomHash>& known,
                             const RuleRankingOptions& options = {});
 
+// The same ranks with a model after the rules: constants the rules tie
+// (predicted alike, or not predicted at all) are ordered by the model's rank
+// keys (rank_keys with `scoring`: its score, then its proof support when
+// scoring.tie_break). Equal to rank_by_rules with the model's keys as tie
+// scores, at the cost of the model's own bounded ranking (evaluate_ranking,
+// whose `options` it takes) and of scoring the constants the rules predict.
+// Rules are walked over model.kb.facts. `model_alone`, when given, gets the
+// model's own ranking of the same sides.
+RankingResult rank_rules_first(const Model& model, const std::vector<MinedRule>& rules, const std::vector<Atom>& test,
+                               const std::unordered_set<Atom, AtomHash>& known, const ScoreOptions& scoring,
+                               RuleAggregation aggregation = RuleAggregation::Max, const RankingOptions& options = {},
+                               RankingResult* model_alone = nullptr);
+
 }  // namespace ntp

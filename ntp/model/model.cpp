@@ -8,6 +8,7 @@
 #include "ntp/kb/text.h"
 #include "autodiff/ops.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -24,7 +25,7 @@ namespace {
 constexpr char kMagic[8] = {'N', 'T', 'P', 'M', 'O', 'D', 'E', 'L'};
 // 2: ProverConfig::complex; 3: ProverConfig::combine; 4: rule attention; 5: conditional rules;
 // 6: mined templates (Template::slot_starts, mined_confidence)
-constexpr std::uint32_t kVersion = 6;
+constexpr std::uint32_t kVersion = 7;
 // Version 2 files still load: they are NTPλ models with the max rule;
 // versions 2 and 3 are models without rule attention, 2 to 4 without
 // conditional rules, 2 to 5 without mined templates.
@@ -212,6 +213,15 @@ void write_model(const Model& m, std::ostream& out) {
     w.f64(t.mined_confidence);
   }
   w.i32(m.prover.k_open);
+  w.i32(static_cast<std::int32_t>(m.rules_first.size()));  // version 7: the rules ranked before the score
+  for (const MinedRule& r : m.rules_first) {
+    w.i32(r.head);
+    w.ints(r.body);
+    w.f64(static_cast<double>(r.support));
+    w.f64(r.body_pairs);
+    w.f64(r.pca_pairs);
+    w.i32(r.estimated);
+  }
 }
 
 void save_model(const Model& m, const std::string& path) {
@@ -341,6 +351,30 @@ void read_version6_tail(Reader& r, Model& m) {
   if (m.prover.k_open < 0) r.fail("corrupt model file (k for open atoms " + std::to_string(m.prover.k_open) + ")");
 }
 
+// Version 7's last section: the rules ranked before the model's score, each
+// a head and a path of steps over the KB's binary predicates; their ratios
+// are recomputed from the counts.
+void read_rules_first(Reader& r, Model& m) {
+  m.rules_first.resize(static_cast<std::size_t>(r.count(1 << 24, 40)));
+  const int predicates = m.kb.predicates.size();
+  std::vector<long long> facts_of(static_cast<std::size_t>(predicates), 0);
+  for (const Atom& f : m.kb.facts) ++facts_of[static_cast<std::size_t>(f.predicate)];
+  for (MinedRule& rule : m.rules_first) {
+    rule.head = r.i32();
+    rule.body = r.ints();
+    const double support = r.f64();
+    rule.body_pairs = r.f64();
+    rule.pca_pairs = r.f64();
+    rule.estimated = r.i32() != 0;
+    const bool steps_ok = std::all_of(rule.body.begin(), rule.body.end(), [&](int s) { return s >= 0 && s < 2 * predicates; });
+    if (rule.head < 0 || rule.head >= predicates || rule.body.empty() || rule.body.size() > 3 || !steps_ok ||
+        !(support >= 0 && support <= rule.body_pairs) || !(rule.pca_pairs >= 0))
+      r.fail("corrupt model file (a mined rule)");
+    rule.support = static_cast<long long>(support);
+    set_measures(rule, facts_of[static_cast<std::size_t>(rule.head)]);
+  }
+}
+
 }  // namespace
 
 Model load_model(std::istream& in, const std::string& path) {
@@ -365,6 +399,7 @@ Model load_model(std::istream& in, const std::string& path) {
   put_tables(r, m, std::move(predicates), std::move(constants), std::move(attention));
   put_conditioning(r, m, reformulator, std::move(reformulator_weights));
   if (version >= 6) read_version6_tail(r, m);
+  if (version >= 7) read_rules_first(r, m);
   return m;
 }
 

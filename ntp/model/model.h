@@ -13,6 +13,7 @@
 
 #include "autodiff/tape.h"
 #include "ntp/kb/kb.h"
+#include "ntp/mine/mined_rule.h"
 #include "ntp/model/config.h"
 
 #include <cstdint>
@@ -71,6 +72,12 @@ struct Model {
   // True atoms seen at training time outside kb.facts (the --dev and --test
   // files), so that a filtered ranking can exclude them by default.
   std::vector<Atom> filter_facts;
+  // Rules mined from the training facts (mine/miner.h) that rank before the
+  // model's score: a ranked or answered constant is ordered by the
+  // confidences of the rules that predict it, best first, and the model's
+  // score orders what they tie (eval/rule_ranking.h). Empty unless training
+  // found on dev that they help (train/rules_first.h).
+  std::vector<MinedRule> rules_first;
 
   // Name of predicate-table row `row`: the KB name, "#<row - P>" for a slot,
   // or "#<slot>[<source>]" for a conditioned row.

@@ -192,6 +192,10 @@ struct RunOptions {
   // alone. One value, or none (the library's default): TrainOptions::l2, no
   // choice. The front ends choose by default (TrainSettings, option_table.h).
   std::vector<double> l2_choices;
+  // With ranked dev atoms: after training, mine the training facts' rules
+  // and keep them before the model's score when they rank dev better
+  // (rules_first.h). False: the model alone.
+  bool rules_first_on_dev = true;
   // May be raised at any time (by a signal handler): the run finishes its
   // step, writes the checkpoint and returns. Null: the run is never stopped.
   const std::atomic<bool>* stop = nullptr;
@@ -208,6 +212,7 @@ struct RunResult {
   std::string checkpoint;  // its path
   std::string combine_choice;  // when chosen on dev: the rule chosen and each rule's dev metric
   std::string l2_choice;       // when chosen on dev: the value chosen and each value's dev metric
+  std::string rules_first;     // when tried on dev: whether mined rules rank first, and the dev metrics
 };
 
 }  // namespace ntp

@@ -6,6 +6,7 @@
 #include "ntp/index/make_fact_index.h"
 #include "ntp/train/checkpoint.h"
 #include "ntp/train/combine_choice.h"
+#include "ntp/train/rules_first.h"
 #include "ntp/train/dev_metric.h"
 #include "ntp/train/epochs.h"
 #include "ntp/train/new_model.h"
@@ -253,9 +254,11 @@ std::string l2_candidate_path(const std::string& model_path, double l2) {
   return model_path + ".l2-" + format_number(l2);
 }
 
-RunResult train(const TrainingData& data, const ModelOptions& model_options, const TrainOptions& options,
-                const RunOptions& run, std::ostream* progress) {
-  check_options(run);
+namespace {
+
+// Training with the choice of L2, if any (train.h).
+RunResult train_model(const TrainingData& data, const ModelOptions& model_options, const TrainOptions& options,
+                      const RunOptions& run, std::ostream* progress) {
   const std::vector<double>& values = run.l2_choices;
   if (values.size() < 2) return train_one(data, model_options, options, run, progress);
   if (dev_metric_name(data).empty()) return train_with_l2(data, model_options, options, run, values.front(), progress);
@@ -271,6 +274,33 @@ RunResult train(const TrainingData& data, const ModelOptions& model_options, con
       if (!saved.empty() && std::strtod(saved.c_str(), nullptr) == v) chosen = v;
   }
   return train_with_l2(data, model_options, options, run, chosen, progress);
+}
+
+
+// The trained model's mined rules, kept first when dev says so and saved with it.
+std::string choose_kept_rules_first(const TrainingData& data, const RunOptions& run, double training_seconds,
+                                    std::ostream* progress) {
+  Model kept = load_model(run.model_path);
+  ChoiceLimits limits;
+  limits.seconds = std::max(kChoiceMinSeconds, kChoiceShareOfTraining * training_seconds);
+  limits.stop = run.stop;
+  if (progress) *progress << "mining rules and ranking dev with them first (at most " << format_duration(limits.seconds) << ")" << std::endl;
+  const RulesFirstChoice choice = choose_rules_first(kept, data, kCombineChoiceDevAtoms, progress, limits);
+  if (choice.kept) save_model(kept, run.model_path);
+  return describe(choice);
+}
+
+}  // namespace
+
+RunResult train(const TrainingData& data, const ModelOptions& model_options, const TrainOptions& options,
+                const RunOptions& run, std::ostream* progress) {
+  check_options(run);
+  const auto start = std::chrono::steady_clock::now();
+  RunResult result = train_model(data, model_options, options, run, progress);
+  const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
+  if (result.finished && run.rules_first_on_dev && can_choose_rules_first(data))
+    result.rules_first = choose_kept_rules_first(data, run, seconds.count(), progress);
+  return result;
 }
 
 }  // namespace ntp

@@ -182,3 +182,24 @@ TEST_CASE("--l2 with several values trains one model each and keeps the best on 
   CHECK(bad.status == 2);
   CHECK(bad.err.find("--l2 is a number or several separated by commas, got '0.0001,'") != std::string::npos);
 }
+
+TEST_CASE("with dev facts, mined rules are tried before the model's score and kept when dev says so") {
+  const Run trained = ntp(loud(kTrain) + " --epochs 2 --test " + kFamily + "/test.nl --model " + model("rules_first"));
+  REQUIRE_MESSAGE(trained.status == 0, trained.err);
+  const std::size_t at = trained.err.find("mined rules first, on dev: ");
+  REQUIRE(at != std::string::npos);
+  const bool kept = trained.err.compare(at + 27, 5, "kept:") == 0;
+  CHECK((kept || trained.err.compare(at + 27, 9, "not kept:") == 0));
+  CHECK(trained.err.find(" with the rules first, ", at) != std::string::npos);
+  const std::string eval = "eval --model " + model("rules_first") + " --protocol ranking --test " + kFamily + "/test.nl";
+  const Run first = ntp(eval);
+  REQUIRE_MESSAGE(first.status == 0, first.err);
+  CHECK((first.out.find("mined rules first") != std::string::npos) == kept);
+  const Run proofs = ntp(eval + " --score proof");
+  CHECK(proofs.out.find("mined rules first") == std::string::npos);
+  MESSAGE(trained.err.substr(at));
+  // --rules-first=false: not tried.
+  const Run alone = ntp(loud(kTrain) + " --epochs 2 --rules-first=false --model " + model("alone_no_rules"));
+  REQUIRE(alone.status == 0);
+  CHECK(alone.err.find("mined rules first") == std::string::npos);
+}

@@ -84,13 +84,14 @@ TEST_CASE("load_model refuses counts near the integer limits before allocating")
   const std::string bytes = bytes_of(model, std::string(NTP_BINARY_DIR) + "/test_model_limits.ntp");
   REQUIRE(load_bytes(bytes).constants.value == model.constants.value);
 
-  // Offsets of the int32 counts (format version 6): magic 8, version 4,
+  // Offsets of the int32 counts (format version 7): magic 8, version 4,
   // depth/k/k-rules 12, index "auto" 4 + 4, complex 4, combine 4, dim 4, P 4,
   // then the vocabularies p q | c0 c1 c2, the facts, one template, the filter
   // facts, the three tables, the reformulator kind and its table, and at the
   // end the template's slot starts (a count, 0), its mined confidence (8
-  // bytes) and k for open atoms.
-  const std::size_t slot_starts = bytes.size() - 4 - 8 - 4;
+  // bytes), k for open atoms and the count of mined rules ranked first.
+  const std::size_t rules_first = bytes.size() - 4;
+  const std::size_t slot_starts = rules_first - 4 - 8 - 4;
   const std::size_t reformulator_table = slot_starts - 8;  // (0, 0): no conditional rules
   const std::size_t attention_table = reformulator_table - 4 - 8;  // (0, 0): no rule attention
   const std::size_t constants_table = attention_table - 3 * 4 * 8 - 8;
@@ -121,6 +122,7 @@ TEST_CASE("load_model refuses counts near the integer limits before allocating")
       {"reformulator table rows", reformulator_table, 0},
       {"reformulator table columns", reformulator_table + 4, 0},
       {"slot start count", slot_starts, 0},
+      {"mined rule count", rules_first, 0},
   };
   const std::int32_t big[] = {std::numeric_limits<std::int32_t>::min(),  // 2^31 as unsigned
                               -1, std::numeric_limits<std::int32_t>::max(), 1 << 28, (1 << 28) + 1, 1 << 20};

@@ -4,6 +4,8 @@
 
 #include "kb_from_text.h"
 #include "ntp/eval/rule_ranking.h"
+#include "ntp/index/make_fact_index.h"
+#include "ntp/model/model.h"
 #include "ntp/mine/miner.h"
 #include "ntp/mine/relation_graph.h"
 #include "ntp/train/rule_choice.h"
@@ -126,6 +128,63 @@ TEST_CASE("rank_by_rules equals the one-by-one reference on random KBs, max and 
         CHECK(s.mean == doctest::Approx(reference_rank(kb, rules, test[s.triple], s.side, known, how, true)));
     }
   }
+}
+
+TEST_CASE("rank_rules_first equals rank_by_rules with the model's keys breaking the rules' ties") {
+  int moved = 0;  // sides whose rank the model's keys changed
+  for (unsigned seed = 0; seed < 8; ++seed) {
+    CAPTURE(seed);
+    std::vector<ntp::Atom> test;
+    ntp::KnowledgeBase kb = random_split(seed, 12, 70, 7, test);
+    const auto templates = kb_from_text("p0(a, b).", "2 #1(X, Y) :- #2(Y, X).\n1 #1(X, Y) :- #2(X, Z), #3(Z, Y).");
+    kb.templates = templates.templates;
+    ntp::ProverConfig prover;
+    prover.complex = seed % 2 == 0;  // an NTPλ model, or the proofs alone
+    prover.k_facts = seed % 4 < 2 ? 1 : 0;
+    const ntp::Model model = ntp::make_model(kb, 6, prover, seed);
+    ntp::MineOptions mine;
+    mine.min_support = 1;
+    mine.min_head_coverage = 0;
+    mine.max_body_atoms = seed % 2 == 0 ? 1 : 2;  // one-atom rules leave many constants unpredicted
+    const auto rules = ntp::mine_rules(model.kb, mine).rules;
+    REQUIRE(!rules.empty());
+    std::unordered_set<ntp::Atom, ntp::AtomHash> known(kb.facts.begin(), kb.facts.end());
+    known.insert(test.begin(), test.end());
+    ntp::ScoreOptions scoring;
+    scoring.facts = ntp::make_fact_index(model, "exact");
+    scoring.tie_break = seed % 3 != 0;
+    for (auto how : {ntp::RuleAggregation::Max, ntp::RuleAggregation::NoisyOr}) {
+      // The reference: every constant scored, its key turned into its place
+      // among the side's distinct keys (a number rank_by_rules can compare).
+      ntp::RuleRankingOptions o;
+      o.aggregation = how;
+      o.tie_scores = [&](const ntp::Atom& atom, int open) {
+        std::vector<ntp::Atom> atoms(static_cast<std::size_t>(model.kb.constants.size()), atom);
+        for (std::size_t c = 0; c < atoms.size(); ++c) atoms[c].args[static_cast<std::size_t>(open)] = static_cast<int>(c);
+        const std::vector<ntp::RankKey> keys = ntp::rank_keys(model, atoms, scoring);
+        std::vector<ntp::RankKey> sorted = keys;
+        std::sort(sorted.begin(), sorted.end(), [](const ntp::RankKey& a, const ntp::RankKey& b) { return b > a; });
+        std::vector<double> order;  // each key's place among the distinct keys: equal keys, equal places
+        for (const ntp::RankKey& k : keys)
+          order.push_back(static_cast<double>(std::lower_bound(sorted.begin(), sorted.end(), k, [](const ntp::RankKey& a, const ntp::RankKey& b) { return b > a; }) - sorted.begin()));
+        return order;
+      };
+      const ntp::RankingResult expected = ntp::rank_by_rules(model.kb, rules, test, known, o);
+      ntp::RankingResult alone;
+      const ntp::RankingResult got = ntp::rank_rules_first(model, rules, test, known, scoring, how, {}, &alone);
+      REQUIRE(got.ranks.size() == expected.ranks.size());
+      for (std::size_t i = 0; i < got.ranks.size(); ++i) {
+        CAPTURE(i);
+        CHECK(got.ranks[i].mean == doctest::Approx(expected.ranks[i].mean));
+        CHECK(got.ranks[i].optimistic == doctest::Approx(expected.ranks[i].optimistic));
+      }
+      CHECK(alone.mean_ties.mrr == doctest::Approx(ntp::evaluate_ranking(model, test, known, scoring).mean_ties.mrr));
+      o.tie_scores = nullptr;
+      const ntp::RankingResult rules_alone = ntp::rank_by_rules(model.kb, rules, test, known, o);
+      for (std::size_t i = 0; i < got.ranks.size(); ++i) moved += got.ranks[i].mean != rules_alone.ranks[i].mean;
+    }
+  }
+  CHECK(moved > 20);
 }
 
 TEST_CASE("rank_by_rules: a symmetric rule ranks the mirror first; an unpredicted truth takes the mean rank") {
