@@ -5,9 +5,12 @@
 // ComplEx for NTPλ), and the best are kept and explained. With one variable
 // at one argument, only the constants that can reach the best scores are
 // scored (best_constants, eval/ranking.h); otherwise every grounding is. A
-// variable that occurs twice gets the same constant at both places.
+// variable that occurs twice gets the same constant at both places. A model
+// with mined rules first (Model::rules_first) puts the constants its rules
+// predict first, as its ranking does.
 #include "ntp/reasoner_state.h"
 
+#include "ntp/eval/rule_ranking.h"
 #include "ntp/prover/explain.h"
 
 #include <algorithm>
@@ -65,6 +68,47 @@ int single_slot(const Variables& v) {
   return static_cast<int>(std::find(v.at_argument.begin(), v.at_argument.end(), 0) - v.at_argument.begin());
 }
 
+// A grounding kept as an answer: the atom, the model's key and, with mined
+// rules first, the rule predicting it (-1: none).
+struct Grounding {
+  Atom atom;
+  RankKey key;
+  int rule = -1;  // index into Model::rules_first
+};
+
+// With the model's mined rules first (a binary atom, one variable): the
+// constants the rules predict, by their rules' confidences and then the
+// model's key, as the ranking protocol orders them (rank_rules_first), then
+// the model's best among the others.
+std::vector<Grounding> best_with_rules_first(const Reasoner::State& state, const Query& query, int slot, int top) {
+  const Model& model = state.model;
+  const std::vector<RulePrediction> predicted = predict_by_rules(model.kb, model.rules_first, query.atom, slot);
+  std::vector<Atom> atoms(predicted.size(), query.atom);
+  for (std::size_t i = 0; i < predicted.size(); ++i) atoms[i].args[static_cast<std::size_t>(slot)] = predicted[i].constant;
+  const std::vector<RankKey> keys = state.rank_keys(atoms);
+  std::vector<std::size_t> order(predicted.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const std::vector<double>&x = predicted[a].confidences, &y = predicted[b].confidences;
+    if (x != y) return std::lexicographical_compare(y.begin(), y.end(), x.begin(), x.end());  // more confident rules first
+    return keys[a] > keys[b];
+  });
+  std::vector<Grounding> best;
+  for (std::size_t i = 0; i < order.size() && best.size() < static_cast<std::size_t>(top); ++i)
+    best.push_back({atoms[order[i]], keys[order[i]], static_cast<int>(predicted[order[i]].best_rule)});
+  std::vector<char> is_predicted(static_cast<std::size_t>(model.kb.constants.size()), 0);
+  for (const RulePrediction& p : predicted) is_predicted[static_cast<std::size_t>(p.constant)] = 1;
+  const int more = top + static_cast<int>(predicted.size());
+  for (const auto& [c, key] : best_constants(state.candidates(), query.atom, slot, more)) {
+    if (best.size() >= static_cast<std::size_t>(top)) break;
+    if (is_predicted[static_cast<std::size_t>(c)]) continue;
+    Atom a = query.atom;
+    a.args[static_cast<std::size_t>(slot)] = c;
+    best.push_back({std::move(a), key, -1});
+  }
+  return best;
+}
+
 // The best `top` groundings and their keys, best first, ties in grounding order.
 std::vector<std::pair<Atom, RankKey>> best_groundings(const Reasoner::State& state, const Query& query,
                                                       const Variables& v, int top) {
@@ -113,9 +157,20 @@ std::vector<Answer> Reasoner::answer(const std::string& text, int top) const {
                                 std::to_string(constants) + " constants are more than " +
                                 std::to_string(kMaxCandidates) + " groundings to score (bind more arguments)");
 
+  std::vector<Grounding> best;
+  const int slot = single_slot(v);
+  if (slot >= 0 && !model.rules_first.empty() && query.atom.args.size() == 2) {
+    best = best_with_rules_first(*state_, query, slot, top);
+  } else {
+    for (auto& [atom, key] : best_groundings(*state_, query, v, top)) best.push_back({std::move(atom), key, -1});
+  }
   std::vector<Answer> answers;
-  for (const auto& [atom, key] : best_groundings(*state_, query, v, top)) {
+  for (const auto& [atom, key, rule] : best) {
     Answer a;
+    if (rule >= 0) {
+      a.mined_rule = rule_text(model.kb, model.rules_first[static_cast<std::size_t>(rule)]);
+      a.mined_confidence = model.rules_first[static_cast<std::size_t>(rule)].confidence;
+    }
     for (std::size_t j = 0; j < v.names.size(); ++j) {
       const auto at = std::find(v.at_argument.begin(), v.at_argument.end(), static_cast<int>(j));
       a.bindings.push_back({v.names[j], model.kb.constants.name(atom.args[static_cast<std::size_t>(at - v.at_argument.begin())])});

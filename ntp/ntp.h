@@ -104,7 +104,8 @@ class Reasoner {
 std::string to_dot(const Explanation& explanation);
 // The explanation as one JSON object (one line).
 std::string to_json(const Explanation& explanation);
-// Answers as one JSON object: {"query":…,"answers":[{"atom":…,"score":…,"bindings":{…},"proof":…},…]}.
+// Answers as one JSON object: {"query":…,"answers":[{"atom":…,"score":…,"bindings":{…},"proof":…},…]},
+// an answer a mined rule predicted with "mined_rule" and "mined_confidence" before "proof".
 std::string to_json(const std::string& query, const std::vector<Answer>& answers);
 // Text for reading: the atom and its score, the ComplEx part for NTPλ, then
 // each proof's steps, one line each, indented by depth.

@@ -78,6 +78,8 @@ std::string to_json(const std::string& query, const std::vector<Answer>& answers
     const Answer& a = answers[i];
     s += std::string(i ? "," : "") + "{\"atom\":" + json_string(a.atom) + ",\"score\":" + format_exact(a.score) +
          ",\"known\":" + (a.known ? "true" : "false") + ",\"bindings\":" + bindings_json(a.bindings) +
+         (a.mined_rule.empty() ? std::string()
+                               : ",\"mined_rule\":" + json_string(a.mined_rule) + ",\"mined_confidence\":" + format_exact(a.mined_confidence)) +
          ",\"proof\":" + proof_json(a.best_proof) + "}";
   }
   return s + "]}";
@@ -161,6 +163,8 @@ std::string to_text(const std::vector<Answer>& answers) {
     const std::string rank = std::to_string(n + 1);
     s += std::string(rank.size() < 2 ? 1 : 0, ' ') + rank + ". " + a.atom + "  score " + format_fixed(a.score, 4) + "  " +
          bound + (a.known ? "  (a known fact)" : "") + "\n";
+    if (!a.mined_rule.empty())
+      s += "  predicted by the mined rule " + a.mined_rule + " (confidence " + format_fixed(a.mined_confidence, 3) + ")\n";
     for (const Step& step : a.best_proof.steps) s += to_text(step);
   }
   return s;

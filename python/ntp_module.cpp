@@ -102,6 +102,9 @@ void bind_result_classes(py::module_& m) {
       .def_readonly("atom", &ntp::Answer::atom)
       .def_readonly("score", &ntp::Answer::score)
       .def_readonly("known", &ntp::Answer::known, "the atom is a fact of the KB")
+      .def_readonly("mined_rule", &ntp::Answer::mined_rule,
+                    "with the model's mined rules first: the most confident rule predicting the atom ('' if none)")
+      .def_readonly("mined_confidence", &ntp::Answer::mined_confidence)
       .def_readonly("best_proof", &ntp::Answer::best_proof)
       .def("__repr__", [](const ntp::Answer& a) {
         return "Answer(" + a.atom + ", score=" + num(a.score) + (a.known ? ", known" : "") + ")";

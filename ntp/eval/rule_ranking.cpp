@@ -220,6 +220,32 @@ SideRank rank_side_rules_first(const SideRank& alone, const PredictedSide& side,
 
 }  // namespace
 
+std::vector<RulePrediction> predict_by_rules(const KnowledgeBase& kb, const std::vector<MinedRule>& rules, const Atom& atom,
+                                             int open) {
+  const RelationGraph g(kb);
+  PathWalker walker(g);
+  const int from = atom.args[static_cast<std::size_t>(1 - open)];
+  std::vector<RulePrediction> out;
+  std::vector<int> at(static_cast<std::size_t>(kb.constants.size()), -1);
+  std::vector<std::size_t> order(rules.size());
+  for (std::size_t i = 0; i < rules.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rules[a].confidence > rules[b].confidence; });
+  for (std::size_t i : order) {
+    const MinedRule& r = rules[i];
+    if (r.head != atom.predicate) continue;
+    for (int c : walker.walk(open == 1 ? r.body : reversed_path(r.body), from)) {
+      int& k = at[static_cast<std::size_t>(c)];
+      if (k < 0) k = static_cast<int>(out.size()), out.push_back({c, {}, i});
+      out[static_cast<std::size_t>(k)].confidences.push_back(r.confidence);
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const RulePrediction& a, const RulePrediction& b) {
+    return std::lexicographical_compare(b.confidences.begin(), b.confidences.end(), a.confidences.begin(), a.confidences.end()) ||
+           (a.confidences == b.confidences && a.constant < b.constant);
+  });
+  return out;
+}
+
 RankingResult rank_rules_first(const Model& model, const std::vector<MinedRule>& rules, const std::vector<Atom>& test,
                                const std::unordered_set<Atom, AtomHash>& known, const ScoreOptions& scoring,
                                RuleAggregation how, const RankingOptions& options, RankingResult* model_alone) {

@@ -49,6 +49,18 @@ RankingResult rank_by_rules(const KnowledgeBase& kb, const std::vector<MinedRule
                             const std::vector<Atom>& test, const std::unordered_set<Atom, AtomHash>& known,
                             const RuleRankingOptions& options = {});
 
+// A constant the rules predict at a side's open argument: the confidences
+// of the rules that reach it, highest first, and the first of those rules.
+struct RulePrediction {
+  int constant = 0;
+  std::vector<double> confidences;
+  std::size_t best_rule = 0;  // index into the rules given
+};
+// Every constant predicted at argument `open` of the binary `atom` (its
+// other argument fixed), best first under max aggregation (ties: lower id first).
+std::vector<RulePrediction> predict_by_rules(const KnowledgeBase& kb, const std::vector<MinedRule>& rules, const Atom& atom,
+                                             int open);
+
 // The same ranks with a model after the rules: constants the rules tie
 // (predicted alike, or not predicted at all) are ordered by the model's rank
 // keys (rank_keys with `scoring`: its score, then its proof support when

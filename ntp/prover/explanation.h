@@ -59,6 +59,10 @@ struct Answer {
   double score = 0;               // the model's score of `atom`
   bool known = false;             // `atom` is a fact of the KB
   Proof best_proof;               // empty (no steps) if no proof was found
+  // With the model's mined rules first (Model::rules_first): the most
+  // confident rule predicting `atom` and its confidence; "" and 0 when none does.
+  std::string mined_rule;
+  double mined_confidence = 0;
 };
 
 }  // namespace ntp

@@ -7,9 +7,11 @@
 #include "ntp/eval/rule_ranking.h"
 #include "ntp/index/make_fact_index.h"
 #include "ntp/model/model.h"
+#include "ntp/ntp.h"
 #include "ntp/train/rules_first.h"
 #include "ntp/train/training_data.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -77,6 +79,23 @@ TEST_CASE("choose_rules_first keeps mined rules that rank dev better than the mo
   const ntp::EvalReport proofs = ntp::evaluate(loaded, q);
   CHECK(proofs.note.empty());
   CHECK(proofs.lines.front().rfind("MRR 1.0000", 0) != 0);
+
+  // Answers put the constants the rules predict first, as the ranking does.
+  const ntp::Reasoner reasoner(loaded);
+  for (const ntp::Atom& fact : data.test) {
+    const std::string query = "likes(" + loaded.kb.constants.name(fact.args[0]) + ", X)";
+    const std::vector<ntp::Answer> answers = reasoner.answer(query, 3);
+    REQUIRE(answers.size() == 3);
+    CAPTURE(query);
+    CHECK(answers[0].atom == ntp::to_string(loaded.kb, fact));  // knows(b, a): the one constant predicted
+    CHECK(answers[0].mined_rule == "likes(X, Y) :- knows(Y, X)");
+    for (std::size_t i = 1; i < answers.size(); ++i)  // what no rule predicts comes after what some rule does
+      CHECK((answers[i].mined_rule.empty() || !answers[i - 1].mined_rule.empty()));
+  }
+  const std::vector<ntp::InducedRule> listed = reasoner.mined_rules_first();
+  CHECK(listed.size() == loaded.rules_first.size());
+  CHECK(std::any_of(listed.begin(), listed.end(), [](const ntp::InducedRule& r) { return r.text == "likes(X, Y) :- knows(Y, X)"; }));
+  CHECK(std::is_sorted(listed.begin(), listed.end(), [](const ntp::InducedRule& a, const ntp::InducedRule& b) { return a.confidence > b.confidence; }));
 
   // A version 6 file, without the section, loads with no rules.
   std::ifstream in(path, std::ios::binary);
