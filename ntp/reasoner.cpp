@@ -4,6 +4,7 @@
 #include "ntp/train/new_model.h"
 
 #include "ntp/eval/protocol.h"
+#include "ntp/eval/rule_ranking.h"
 #include "ntp/index/make_fact_index.h"
 #include "ntp/model/complex.h"
 #include "ntp/prover/explain.h"
@@ -44,7 +45,16 @@ Explanation Reasoner::prove(const std::string& atom, int top_proofs) const {
 }
 
 Explanation Reasoner::prove(const Atom& atom, int top_proofs) const {
-  return state_->explain(atom, top_proofs);
+  Explanation e = state_->explain(atom, top_proofs);
+  const Model& m = state_->model;
+  if (m.rules_first.empty() || atom.args.size() != 2) return e;
+  for (const RulePrediction& p : predict_by_rules(m.kb, m.rules_first, atom, 1)) {
+    if (p.constant != atom.args[1]) continue;
+    e.mined_rule = rule_text(m.kb, m.rules_first[p.best_rule]);
+    e.mined_confidence = p.confidences.front();
+    e.mined_rules = static_cast<int>(p.confidences.size());
+  }
+  return e;
 }
 
 Explanation Reasoner::State::explain(const Atom& atom, int top_proofs) const {

@@ -92,6 +92,10 @@ void bind_result_classes(py::module_& m) {
       .def_readonly("complex_score", &ntp::Explanation::complex_score, "NTPλ models: the ComplEx score; -1 otherwise")
       .def_readonly("combine", &ntp::Explanation::combine)
       .def_readonly("proofs_searched", &ntp::Explanation::proofs_searched)
+      .def_readonly("mined_rule", &ntp::Explanation::mined_rule,
+                    "with the model's mined rules first: the most confident rule predicting the atom ('' if none)")
+      .def_readonly("mined_confidence", &ntp::Explanation::mined_confidence)
+      .def_readonly("mined_rules", &ntp::Explanation::mined_rules, "how many of the model's mined rules predict the atom")
       .def_readonly("proofs", &ntp::Explanation::proofs)
       .def("__str__", [](const ntp::Explanation& e) { return ntp::to_text(e); })
       .def("__repr__", [](const ntp::Explanation& e) {

@@ -50,6 +50,12 @@ struct Explanation {
   std::string combine;        // NTPλ models: how score joins the two ("max", "mean", "proof"); "" otherwise
   std::size_t proofs_searched = 0;
   std::vector<Proof> proofs;  // best first, at most the number asked for
+  // With the model's mined rules first (Model::rules_first): the most
+  // confident rule predicting the atom, its confidence and how many of the
+  // rules predict it; "", 0 and 0 when none does.
+  std::string mined_rule;
+  double mined_confidence = 0;
+  int mined_rules = 0;
 };
 
 // A binding of a query's variables that the model believes, with its score.

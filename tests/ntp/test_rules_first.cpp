@@ -92,6 +92,14 @@ TEST_CASE("choose_rules_first keeps mined rules that rank dev better than the mo
     for (std::size_t i = 1; i < answers.size(); ++i)  // what no rule predicts comes after what some rule does
       CHECK((answers[i].mined_rule.empty() || !answers[i - 1].mined_rule.empty()));
   }
+  // prove says which rule predicts an atom, and nothing for one no rule predicts.
+  const ntp::Explanation predicted = reasoner.prove(data.test.front(), 1);
+  CHECK_FALSE(predicted.mined_rule.empty());
+  CHECK(predicted.mined_rules >= 1);
+  CHECK(predicted.mined_confidence > 0);
+  const ntp::Explanation unpredicted = reasoner.prove("likes(c0, c0)", 1);
+  CHECK(unpredicted.mined_rule.empty());
+  CHECK(unpredicted.mined_rules == 0);
   const std::vector<ntp::InducedRule> listed = reasoner.mined_rules_first();
   CHECK(listed.size() == loaded.rules_first.size());
   CHECK(std::any_of(listed.begin(), listed.end(), [](const ntp::InducedRule& r) { return r.text == "likes(X, Y) :- knows(Y, X)"; }));
