@@ -17,7 +17,12 @@ compared with trailing blanks ignored; `...` inside a line matches any text
 ```text block anywhere else is an error, so that no shown output goes
 unchecked.
 
-usage: tests/docs/run_tutorial.py docs/TUTORIAL.md BUILD_DIR
+--any-numbers: a decimal number shown matches any decimal number printed,
+for builds whose floating point may round otherwise (the sanitizer builds,
+at other optimisation levels and with another compiler); the text around
+the numbers is still checked.
+
+usage: tests/docs/run_tutorial.py docs/TUTORIAL.md BUILD_DIR [--any-numbers]
 Exits 1 naming, by line of the tutorial, each command that failed or printed
 something else than the tutorial shows.
 """
@@ -106,15 +111,21 @@ def scratch_folder(source, build, folder):
     os.symlink(os.path.abspath(build), os.path.join(folder, "build"))
 
 
-def expected_pattern(block):
-    """A regular expression for the output a text block shows."""
+NUMBER = re.compile(r"(?<![\w.])-?[0-9]+\.[0-9]+(?![\w.])")
+
+
+def expected_pattern(block, any_numbers=False):
+    """A regular expression for the output a text block shows; with
+    `any_numbers`, any decimal number matches each one shown."""
     parts = []
     for _, line in block.lines:
         line = line.rstrip()
         if line == "...":
             parts.append(r"(?:[^\n]*\n)*?")
-        else:
-            parts.append(re.escape(line).replace(re.escape("..."), r"[^\n]*") + r"\n")
+            continue
+        pieces = NUMBER.split(line) if any_numbers else [line]
+        escaped = [re.escape(p).replace(re.escape("..."), r"[^\n]*") for p in pieces]
+        parts.append(r"-?[0-9]+\.[0-9]+".join(escaped) + r"\n")
     return "".join(parts)
 
 
@@ -135,10 +146,10 @@ def run(command, folder, env):
     return done.returncode, done.stdout.decode("utf-8", "replace")
 
 
-def check_output(path, commands, block, output):
+def check_output(path, commands, block, output, any_numbers):
     """A message if `output` is not what `block` shows, else None."""
     actual = normalise(output)
-    if re.fullmatch(expected_pattern(block), actual):
+    if re.fullmatch(expected_pattern(block, any_numbers), actual):
         return None
     shown = [line.rstrip() for _, line in block.lines]
     diff = difflib.unified_diff(shown, actual.rstrip("\n").split("\n"), "the tutorial shows", "the commands printed",
@@ -149,9 +160,12 @@ def check_output(path, commands, block, output):
 
 
 def main():
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    any_numbers = "--any-numbers" in args
+    args = [a for a in args if a != "--any-numbers"]
+    if len(args) != 2:
         sys.exit(__doc__)
-    path, build = sys.argv[1], sys.argv[2]
+    path, build = args
     source = os.path.dirname(os.path.dirname(os.path.abspath(path)))
     plan = steps(path)
     if not plan or not any(block for _, block in plan):
@@ -171,7 +185,7 @@ def main():
                 if code != 0:
                     sys.exit(f"FAILED {path}:{line}: `{command}` exited with {code}; it printed:\n{printed}")
             if block is not None:
-                message = check_output(path, commands, block, output)
+                message = check_output(path, commands, block, output, any_numbers)
                 if message:
                     failures.append(message)
     for message in failures:
