@@ -6,14 +6,16 @@
 // at one argument, only the constants that can reach the best scores are
 // scored (best_constants, eval/ranking.h); otherwise every grounding is. A
 // variable that occurs twice gets the same constant at both places. A model
-// with mined rules first (Model::rules_first) puts the constants its rules
-// predict first, as its ranking does.
+// with mined rules (Model::mined_rules) orders one variable's constants as
+// its ranking does: the rules' predictions first, or their confidence added
+// to the score with the model's weight.
 #include "ntp/reasoner_state.h"
 
 #include "ntp/eval/rule_ranking.h"
 #include "ntp/prover/explain.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <stdexcept>
 
@@ -73,7 +75,7 @@ int single_slot(const Variables& v) {
 struct Grounding {
   Atom atom;
   RankKey key;
-  int rule = -1;  // index into Model::rules_first
+  int rule = -1;  // index into Model::mined_rules
 };
 
 // With the model's mined rules first (a binary atom, one variable): the
@@ -82,7 +84,7 @@ struct Grounding {
 // the model's best among the others.
 std::vector<Grounding> best_with_rules_first(const Reasoner::State& state, const Query& query, int slot, int top) {
   const Model& model = state.model;
-  const std::vector<RulePrediction> predicted = predict_by_rules(model.kb, model.rules_first, query.atom, slot);
+  const std::vector<RulePrediction> predicted = predict_by_rules(model.kb, model.mined_rules, query.atom, slot);
   std::vector<Atom> atoms(predicted.size(), query.atom);
   for (std::size_t i = 0; i < predicted.size(); ++i) atoms[i].args[static_cast<std::size_t>(slot)] = predicted[i].constant;
   const std::vector<RankKey> keys = state.rank_keys(atoms);
@@ -107,6 +109,30 @@ std::vector<Grounding> best_with_rules_first(const Reasoner::State& state, const
     best.push_back({std::move(a), key, -1});
   }
   return best;
+}
+
+// With a finite weight on the model's mined rules: every constant scored,
+// the confidence of the best rule predicting it, times the weight, added (as
+// rank_with_rule_evidence ranks; such weights are chosen on small KBs only).
+std::vector<Grounding> best_with_rule_evidence(const Reasoner::State& state, const Query& query, int slot, int top) {
+  const Model& model = state.model;
+  const std::size_t constants = static_cast<std::size_t>(model.kb.constants.size());
+  std::vector<double> best(constants, 0.0);
+  std::vector<int> rule(constants, -1);
+  for (const RulePrediction& p : predict_by_rules(model.kb, model.mined_rules, query.atom, slot))
+    best[static_cast<std::size_t>(p.constant)] = p.confidences.front(), rule[static_cast<std::size_t>(p.constant)] = static_cast<int>(p.best_rule);
+  std::vector<Atom> atoms(constants, query.atom);
+  for (std::size_t c = 0; c < constants; ++c) atoms[c].args[static_cast<std::size_t>(slot)] = static_cast<int>(c);
+  const std::vector<RankKey> keys = state.rank_keys(atoms);
+  const auto total = [&](std::size_t c) { return RankKey{keys[c].score + model.mined_rule_weight * best[c], keys[c].tie_break}; };
+  std::vector<std::size_t> order(constants);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  const std::size_t keep = std::min(constants, static_cast<std::size_t>(top));
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep), order.end(),
+                    [&](std::size_t a, std::size_t b) { return total(a) > total(b) || (total(a) == total(b) && a < b); });
+  std::vector<Grounding> out;
+  for (std::size_t n = 0; n < keep; ++n) out.push_back({atoms[order[n]], keys[order[n]], rule[order[n]]});
+  return out;
 }
 
 // The best `top` groundings and their keys, best first, ties in grounding order.
@@ -159,8 +185,9 @@ std::vector<Answer> Reasoner::answer(const std::string& text, int top) const {
 
   std::vector<Grounding> best;
   const int slot = single_slot(v);
-  if (slot >= 0 && !model.rules_first.empty() && query.atom.args.size() == 2) {
-    best = best_with_rules_first(*state_, query, slot, top);
+  if (slot >= 0 && !model.mined_rules.empty() && query.atom.args.size() == 2) {
+    best = std::isinf(model.mined_rule_weight) ? best_with_rules_first(*state_, query, slot, top)
+                                               : best_with_rule_evidence(*state_, query, slot, top);
   } else {
     for (auto& [atom, key] : best_groundings(*state_, query, v, top)) best.push_back({std::move(atom), key, -1});
   }
@@ -168,8 +195,8 @@ std::vector<Answer> Reasoner::answer(const std::string& text, int top) const {
   for (const auto& [atom, key, rule] : best) {
     Answer a;
     if (rule >= 0) {
-      a.mined_rule = rule_text(model.kb, model.rules_first[static_cast<std::size_t>(rule)]);
-      a.mined_confidence = model.rules_first[static_cast<std::size_t>(rule)].confidence;
+      a.mined_rule = rule_text(model.kb, model.mined_rules[static_cast<std::size_t>(rule)]);
+      a.mined_confidence = model.mined_rules[static_cast<std::size_t>(rule)].confidence;
     }
     for (std::size_t j = 0; j < v.names.size(); ++j) {
       const auto at = std::find(v.at_argument.begin(), v.at_argument.end(), static_cast<int>(j));

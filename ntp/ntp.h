@@ -82,10 +82,11 @@ class Reasoner {
   std::vector<double> score_ground_atoms(const std::vector<Atom>& atoms) const;  // the same, parsed
   // The induced rules with confidence >= min_confidence, most confident first.
   std::vector<InducedRule> rules(double min_confidence = 0.5) const;
-  // The mined rules that rank before the model's score (Model::rules_first,
-  // kept by training when dev said so), most confident first: each with its
-  // text and its confidence on the training facts (rule = its index).
-  std::vector<InducedRule> mined_rules_first() const;
+  // The mined rules the model's ranking counts beside its score
+  // (Model::mined_rules, kept by training when dev said so), most confident
+  // first: each with its text and its confidence on the training facts
+  // (rule = its index).
+  std::vector<InducedRule> mined_rules() const;
   // One of the evaluation protocols (eval/request.h). Throws
   // std::invalid_argument for a bad name in the request, ParseError for a bad file.
   EvalReport evaluate(const EvalRequest& request) const;

@@ -4,6 +4,7 @@
 
 #include "ntp/kb/text.h"
 
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <tuple>
@@ -69,7 +70,8 @@ std::string to_json(const Explanation& e) {
   if (e.complex_score >= 0) s += ",\"complex_score\":" + format_exact(e.complex_score);
   if (!e.mined_rule.empty())
     s += ",\"mined_rule\":" + json_string(e.mined_rule) + ",\"mined_confidence\":" + format_exact(e.mined_confidence) +
-         ",\"mined_rules\":" + std::to_string(e.mined_rules);
+         ",\"mined_rules\":" + std::to_string(e.mined_rules) +
+         (std::isinf(e.mined_weight) ? std::string(",\"mined_weight\":\"first\"") : ",\"mined_weight\":" + format_exact(e.mined_weight));
   s += ",\"proofs_searched\":" + std::to_string(e.proofs_searched) + ",\"proofs\":[";
   for (std::size_t i = 0; i < e.proofs.size(); ++i) s += (i ? "," : "") + proof_json(e.proofs[i]);
   return s + "]}";
@@ -150,9 +152,14 @@ std::string to_text(const Explanation& e) {
   else if (!e.combine.empty())
     s += "ComplEx score " + format_fixed(e.complex_score, 4) + "; NTPλ score " + e.combine + "(proof, ComplEx) = " +
          format_fixed(e.score, 4) + "\n";
-  if (!e.mined_rule.empty())
+  if (!e.mined_rule.empty()) {
     s += "predicted by the mined rule " + e.mined_rule + " (confidence " + format_fixed(e.mined_confidence, 3) + "; " +
-         std::to_string(e.mined_rules) + " of the model's mined rules predict it, and its ranking puts them first)\n";
+         std::to_string(e.mined_rules) + " of the model's mined rules predict it)\n";
+    s += std::isinf(e.mined_weight) ? std::string("ranking puts what the mined rules predict first\n")
+                                    : "ranking score " + format_fixed(e.score, 4) + " + " + format_number(e.mined_weight) +
+                                          " x " + format_fixed(e.mined_confidence, 3) + " = " +
+                                          format_fixed(e.score + e.mined_weight * e.mined_confidence, 4) + "\n";
+  }
   for (std::size_t n = 0; n < e.proofs.size(); ++n) {
     s += "proof " + std::to_string(n + 1) + "  score " + format_fixed(e.proofs[n].score, 4) + "\n";
     for (const Step& step : e.proofs[n].steps) s += to_text(step);

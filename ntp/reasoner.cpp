@@ -47,10 +47,11 @@ Explanation Reasoner::prove(const std::string& atom, int top_proofs) const {
 Explanation Reasoner::prove(const Atom& atom, int top_proofs) const {
   Explanation e = state_->explain(atom, top_proofs);
   const Model& m = state_->model;
-  if (m.rules_first.empty() || atom.args.size() != 2) return e;
-  for (const RulePrediction& p : predict_by_rules(m.kb, m.rules_first, atom, 1)) {
+  if (m.mined_rules.empty() || atom.args.size() != 2) return e;
+  e.mined_weight = m.mined_rule_weight;
+  for (const RulePrediction& p : predict_by_rules(m.kb, m.mined_rules, atom, 1)) {
     if (p.constant != atom.args[1]) continue;
-    e.mined_rule = rule_text(m.kb, m.rules_first[p.best_rule]);
+    e.mined_rule = rule_text(m.kb, m.mined_rules[p.best_rule]);
     e.mined_confidence = p.confidences.front();
     e.mined_rules = static_cast<int>(p.confidences.size());
   }
@@ -109,14 +110,14 @@ std::vector<InducedRule> Reasoner::rules(double min_confidence) const {
   return induced_rules(state_->model, min_confidence);
 }
 
-std::vector<InducedRule> Reasoner::mined_rules_first() const {
+std::vector<InducedRule> Reasoner::mined_rules() const {
   const Model& m = state_->model;
   std::vector<InducedRule> rules;
-  for (std::size_t i = 0; i < m.rules_first.size(); ++i) {
+  for (std::size_t i = 0; i < m.mined_rules.size(); ++i) {
     InducedRule r;
     r.rule = static_cast<int>(i);
-    r.confidence = m.rules_first[i].confidence;
-    r.text = rule_text(m.kb, m.rules_first[i]);
+    r.confidence = m.mined_rules[i].confidence;
+    r.text = rule_text(m.kb, m.mined_rules[i]);
     rules.push_back(std::move(r));
   }
   std::stable_sort(rules.begin(), rules.end(), [](const InducedRule& a, const InducedRule& b) { return a.confidence > b.confidence; });

@@ -93,9 +93,11 @@ void bind_result_classes(py::module_& m) {
       .def_readonly("combine", &ntp::Explanation::combine)
       .def_readonly("proofs_searched", &ntp::Explanation::proofs_searched)
       .def_readonly("mined_rule", &ntp::Explanation::mined_rule,
-                    "with the model's mined rules first: the most confident rule predicting the atom ('' if none)")
+                    "with the model's mined rules: the most confident rule predicting the atom ('' if none)")
       .def_readonly("mined_confidence", &ntp::Explanation::mined_confidence)
       .def_readonly("mined_rules", &ntp::Explanation::mined_rules, "how many of the model's mined rules predict the atom")
+      .def_readonly("mined_weight", &ntp::Explanation::mined_weight,
+                    "the weight ranking gives the rule's confidence beside the score (inf: the rules rank first; 0: no mined rules)")
       .def_readonly("proofs", &ntp::Explanation::proofs)
       .def("__str__", [](const ntp::Explanation& e) { return ntp::to_text(e); })
       .def("__repr__", [](const ntp::Explanation& e) {
@@ -107,7 +109,7 @@ void bind_result_classes(py::module_& m) {
       .def_readonly("score", &ntp::Answer::score)
       .def_readonly("known", &ntp::Answer::known, "the atom is a fact of the KB")
       .def_readonly("mined_rule", &ntp::Answer::mined_rule,
-                    "with the model's mined rules first: the most confident rule predicting the atom ('' if none)")
+                    "with the model's mined rules: the most confident rule predicting the atom ('' if none)")
       .def_readonly("mined_confidence", &ntp::Answer::mined_confidence)
       .def_readonly("best_proof", &ntp::Answer::best_proof)
       .def("__repr__", [](const ntp::Answer& a) {

@@ -270,8 +270,8 @@ void bind_training(py::module_& m) {
                     "when the rule was chosen on dev (combine='dev', or 'auto' with dev facts): the rule chosen and each rule's dev metric ('' otherwise)")
       .def_readonly("l2_choice", &ntp::RunResult::l2_choice,
                     "when l2 was a list chosen from on dev facts: the value chosen and each value's dev metric ('' otherwise)")
-      .def_readonly("rules_first", &ntp::RunResult::rules_first,
-                    "with ranked dev facts: whether mined rules rank before the model's score, and the dev metrics ('' otherwise)")
+      .def_readonly("mined_rules", &ntp::RunResult::mined_rules,
+                    "with ranked dev facts: whether mined rules were kept beside the model's score, their weight and the dev metrics ('' otherwise)")
       .def("__repr__", [](const ntp::RunResult& r) {
         return "RunResult(epochs_done=" + std::to_string(r.epochs_done) + (r.metric.empty() ? "" : ", best dev " +
                r.metric + " " + ntp::format_number(r.best_dev) + " after epoch " + std::to_string(r.best_epoch)) + ")";

@@ -13,6 +13,7 @@
 #include "ntp/kb/text.h"
 #include "ntp/kb/atomic_file.h"
 
+#include <cmath>
 #include <map>
 #include <ostream>
 #include <stdexcept>
@@ -116,10 +117,13 @@ RankingResult rank_by_mined_rules(const Model& model, const std::vector<Atom>& r
   options.progress = q.progress;
   options.one_by_one = q.one_by_one;  // the model's own ranking, checked one by one
   if (q.rules.empty()) {
-    report.note = "ranking with the model's " + std::to_string(model.rules_first.size()) +
-                  " mined rules first (chosen on dev in training), its score ordering what they tie; "
-                  "--score proof, complex, max or mean ranks by the neural parts alone";
-    return rank_rules_first(model, model.rules_first, ranked, known, scoring, how, options);
+    const double w = model.mined_rule_weight;
+    report.note = "ranking with the model's " + std::to_string(model.mined_rules.size()) + " mined rules " +
+                  (std::isinf(w) ? std::string("first, its score ordering what they tie")
+                                 : "beside its score (" + format_number(w) + " x the best rule's confidence added)") +
+                  ", as training chose on dev; --score proof, complex, max or mean ranks by the neural parts alone";
+    if (std::isinf(w)) return rank_rules_first(model, model.mined_rules, ranked, known, scoring, how, options);
+    return rank_with_rule_evidence(model, model.mined_rules, {w}, ranked, known, scoring, options).front();
   }
   const std::vector<MinedRule> rules = read_mined_rules(q.rules, model.kb);
   report.note = "ranking with the " + std::to_string(rules.size()) + " rules of " + q.rules +
@@ -138,7 +142,7 @@ void ranking(const Model& model, const EvalRequest& q, const ScoreOptions& given
   const std::unordered_set<Atom, AtomHash> known = filter_set(model, atoms, q.filter);  // every triple, sampled or not
   const std::vector<Atom> ranked = triples_to_rank(atoms, q);
   const ScoreOptions scoring = exact_unless_named(model, q, given, report);
-  const bool by_rules = !q.rules.empty() || (!model.rules_first.empty() && q.score == "model");
+  const bool by_rules = !q.rules.empty() || (!model.mined_rules.empty() && q.score == "model");
   const RankingResult result = by_rules ? rank_by_mined_rules(model, ranked, known, scoring, q, report)
                                         : rank_by_model(model, ranked, known, scoring, q);
   if (!q.ranks.empty()) write_ranks(q.ranks, model, ranked, result);

@@ -277,6 +277,76 @@ RankingResult rank_rules_first(const Model& model, const std::vector<MinedRule>&
   return result;
 }
 
+namespace {
+
+// The rank of the side's truth among the unfiltered constants when c scores
+// keys[c].score + weight * best[c], ties ordered by keys[c].tie_break.
+SideRank rank_side_with_evidence(const Atom& atom, int open, const std::vector<RankKey>& keys, const std::vector<double>& best,
+                                 double weight, const std::unordered_set<Atom, AtomHash>& known) {
+  const int truth = atom.args[static_cast<std::size_t>(open)];
+  const auto total = [&](int c) { return RankKey{keys[static_cast<std::size_t>(c)].score + weight * best[static_cast<std::size_t>(c)], keys[static_cast<std::size_t>(c)].tie_break}; };
+  const RankKey t = total(truth);
+  long long above = 0, level = 0, corruptions = 0;
+  Atom corrupted = atom;
+  for (int c = 0; c < static_cast<int>(keys.size()); ++c) {
+    corrupted.args[static_cast<std::size_t>(open)] = c;
+    if (c == truth || known.count(corrupted)) continue;
+    ++corruptions;
+    const RankKey k = total(c);
+    above += k > t, level += k == t;
+  }
+  SideRank r;
+  r.side = open;
+  r.mean = 1 + static_cast<double>(above) + static_cast<double>(level) / 2;
+  r.optimistic = 1 + static_cast<double>(above);
+  r.scored = r.corruptions = corruptions;
+  r.tied = r.tied_on_score = level > 0;
+  return r;
+}
+
+}  // namespace
+
+std::vector<RankingResult> rank_with_rule_evidence(const Model& model, const std::vector<MinedRule>& rules,
+                                                   const std::vector<double>& weights, const std::vector<Atom>& test,
+                                                   const std::unordered_set<Atom, AtomHash>& known,
+                                                   const ScoreOptions& scoring, const RankingOptions& options) {
+  for (const Atom& a : test)
+    if (a.args.size() != 2)
+      throw std::invalid_argument("ranking by rules needs binary test atoms, got " + to_string(model.kb, a));
+  const RelationGraph g(model.kb);
+  const auto by_head = rules_by_head(model.kb, rules);
+  std::vector<RankingResult> results(weights.size());
+  for (RankingResult& r : results) r.ranks.resize(2 * test.size());
+  std::size_t done = 0;
+#pragma omp parallel
+  {
+    SideScratch scratch;
+    scratch.slot.assign(static_cast<std::size_t>(model.kb.constants.size()), 0);
+    PathWalker walker(g);
+#pragma omp for schedule(dynamic, 4)
+    for (std::size_t i = 0; i < 2 * test.size(); ++i) {
+      const Atom& atom = test[i / 2];
+      const int open = static_cast<int>(i % 2);
+      predict(by_head[static_cast<std::size_t>(atom.predicate)], atom.args[static_cast<std::size_t>(1 - open)], open,
+              RuleAggregation::Max, scratch, walker);
+      std::vector<double> best(static_cast<std::size_t>(model.kb.constants.size()), 0.0);
+      for (std::size_t j = 0; j < scratch.reached.size(); ++j)  // rules by head come most confident first
+        best[static_cast<std::size_t>(scratch.reached[j])] = scratch.predictions[j].confidences.front();
+      std::vector<Atom> atoms(best.size(), atom);
+      for (std::size_t c = 0; c < atoms.size(); ++c) atoms[c].args[static_cast<std::size_t>(open)] = static_cast<int>(c);
+      const std::vector<RankKey> keys = rank_keys(model, atoms, scoring);
+      for (std::size_t w = 0; w < weights.size(); ++w) {
+        results[w].ranks[i] = rank_side_with_evidence(atom, open, keys, best, weights[w], known);
+        results[w].ranks[i].triple = i / 2;
+      }
+#pragma omp critical(ntp_rule_evidence_progress)
+      if (options.progress) options.progress(++done, 2 * test.size());
+    }
+  }
+  for (RankingResult& r : results) summarise(r);
+  return results;
+}
+
 RankingResult rank_by_rules(const KnowledgeBase& kb, const std::vector<MinedRule>& rules,
                             const std::vector<Atom>& test, const std::unordered_set<Atom, AtomHash>& known,
                             const RuleRankingOptions& o) {

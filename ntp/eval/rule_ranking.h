@@ -74,4 +74,15 @@ RankingResult rank_rules_first(const Model& model, const std::vector<MinedRule>&
                                RuleAggregation aggregation = RuleAggregation::Max, const RankingOptions& options = {},
                                RankingResult* model_alone = nullptr);
 
+// The ranks with the rules' evidence added to the model's score, once for
+// each of `weights` (finite, > 0): at a side, constant c scores s(c) + w r(c),
+// s its model score and r the confidence of the best rule predicting it (0
+// if none), equal sums ordered by the rest of the model's key (its proof
+// support when scoring.tie_break). Every constant is scored (rank_keys), once
+// for all the weights: affordable on KBs of a few thousand constants.
+std::vector<RankingResult> rank_with_rule_evidence(const Model& model, const std::vector<MinedRule>& rules,
+                                                   const std::vector<double>& weights, const std::vector<Atom>& test,
+                                                   const std::unordered_set<Atom, AtomHash>& known,
+                                                   const ScoreOptions& scoring, const RankingOptions& options = {});
+
 }  // namespace ntp

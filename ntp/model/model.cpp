@@ -213,8 +213,9 @@ void write_model(const Model& m, std::ostream& out) {
     w.f64(t.mined_confidence);
   }
   w.i32(m.prover.k_open);
-  w.i32(static_cast<std::int32_t>(m.rules_first.size()));  // version 7: the rules ranked before the score
-  for (const MinedRule& r : m.rules_first) {
+  w.f64(m.mined_rule_weight);  // version 7: the mined rules beside the score, and their weight
+  w.i32(static_cast<std::int32_t>(m.mined_rules.size()));
+  for (const MinedRule& r : m.mined_rules) {
     w.i32(r.head);
     w.ints(r.body);
     w.f64(static_cast<double>(r.support));
@@ -351,15 +352,17 @@ void read_version6_tail(Reader& r, Model& m) {
   if (m.prover.k_open < 0) r.fail("corrupt model file (k for open atoms " + std::to_string(m.prover.k_open) + ")");
 }
 
-// Version 7's last section: the rules ranked before the model's score, each
-// a head and a path of steps over the KB's binary predicates; their ratios
-// are recomputed from the counts.
-void read_rules_first(Reader& r, Model& m) {
-  m.rules_first.resize(static_cast<std::size_t>(r.count(1 << 24, 40)));
+// Version 7's last section: the weight of the mined rules beside the model's
+// score, then the rules, each a head and a path of steps over the KB's binary
+// predicates; their ratios are recomputed from the counts.
+void read_mined_rules_section(Reader& r, Model& m) {
+  m.mined_rule_weight = r.f64();
+  if (!(m.mined_rule_weight > 0)) r.fail("corrupt model file (mined rule weight " + format_number(m.mined_rule_weight) + ")");
+  m.mined_rules.resize(static_cast<std::size_t>(r.count(1 << 24, 40)));
   const int predicates = m.kb.predicates.size();
   std::vector<long long> facts_of(static_cast<std::size_t>(predicates), 0);
   for (const Atom& f : m.kb.facts) ++facts_of[static_cast<std::size_t>(f.predicate)];
-  for (MinedRule& rule : m.rules_first) {
+  for (MinedRule& rule : m.mined_rules) {
     rule.head = r.i32();
     rule.body = r.ints();
     const double support = r.f64();
@@ -399,7 +402,7 @@ Model load_model(std::istream& in, const std::string& path) {
   put_tables(r, m, std::move(predicates), std::move(constants), std::move(attention));
   put_conditioning(r, m, reformulator, std::move(reformulator_weights));
   if (version >= 6) read_version6_tail(r, m);
-  if (version >= 7) read_rules_first(r, m);
+  if (version >= 7) read_mined_rules_section(r, m);
   return m;
 }
 

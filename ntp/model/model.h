@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <limits>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -72,12 +73,14 @@ struct Model {
   // True atoms seen at training time outside kb.facts (the --dev and --test
   // files), so that a filtered ranking can exclude them by default.
   std::vector<Atom> filter_facts;
-  // Rules mined from the training facts (mine/miner.h) that rank before the
-  // model's score: a ranked or answered constant is ordered by the
-  // confidences of the rules that predict it, best first, and the model's
-  // score orders what they tie (eval/rule_ranking.h). Empty unless training
-  // found on dev that they help (train/rules_first.h).
-  std::vector<MinedRule> rules_first;
+  // Rules mined from the training facts (mine/miner.h) that count beside the
+  // model's score when it ranks and answers: a constant's ranking score is
+  // its score plus mined_rule_weight times the confidence of the best rule
+  // predicting it (0 if none); an infinite weight puts the rules first, the
+  // score ordering what they tie (eval/rule_ranking.h). Empty unless training
+  // found on dev that they help (train/mined_rules_choice.h).
+  std::vector<MinedRule> mined_rules;
+  double mined_rule_weight = std::numeric_limits<double>::infinity();
 
   // Name of predicate-table row `row`: the KB name, "#<row - P>" for a slot,
   // or "#<slot>[<source>]" for a conditioned row.

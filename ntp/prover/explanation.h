@@ -50,12 +50,16 @@ struct Explanation {
   std::string combine;        // NTPλ models: how score joins the two ("max", "mean", "proof"); "" otherwise
   std::size_t proofs_searched = 0;
   std::vector<Proof> proofs;  // best first, at most the number asked for
-  // With the model's mined rules first (Model::rules_first): the most
-  // confident rule predicting the atom, its confidence and how many of the
-  // rules predict it; "", 0 and 0 when none does.
+  // With the model's mined rules (Model::mined_rules): the most confident
+  // rule predicting the atom, its confidence and how many of the rules
+  // predict it; "", 0 and 0 when none does.
   std::string mined_rule;
   double mined_confidence = 0;
   int mined_rules = 0;
+  // The model's weight on that confidence (Model::mined_rule_weight):
+  // ranking scores the atom score + weight * mined_confidence; infinite: the
+  // rules rank first. 0 when the model has no mined rules.
+  double mined_weight = 0;
 };
 
 // A binding of a query's variables that the model believes, with its score.
@@ -65,7 +69,7 @@ struct Answer {
   double score = 0;               // the model's score of `atom`
   bool known = false;             // `atom` is a fact of the KB
   Proof best_proof;               // empty (no steps) if no proof was found
-  // With the model's mined rules first (Model::rules_first): the most
+  // With the model's mined rules first (Model::mined_rules): the most
   // confident rule predicting `atom` and its confidence; "" and 0 when none does.
   std::string mined_rule;
   double mined_confidence = 0;

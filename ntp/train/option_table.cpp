@@ -267,12 +267,12 @@ void add_run_settings(std::vector<TrainOption>& t) {
                [](S& s, V v) {
                  if (!keep_from_name(v, &s.run.keep)) throw std::invalid_argument("is best or last, got '" + v + "'");
                }});
-  t.push_back({"rules-first", OptionGroup::Dev, OptionKind::Switch,
-               "after training, mine the rules the training facts support and keep them in the model, ranking "
-               "before its score, when they rank the dev facts better (needs --dev; `ntp eval --score` still names "
-               "the neural parts alone); --rules-first=false keeps the model alone",
-               [](const S& s) { return text(s.run.rules_first_on_dev); },
-               [](S& s, V v) { s.run.rules_first_on_dev = read_bool(v); }});
+  t.push_back({"mined-rules", OptionGroup::Dev, OptionKind::Switch,
+               "after training, mine the rules the training facts support and keep them in the model beside its "
+               "score (ranked first, or their confidence added with a weight) when dev says they rank better (needs "
+               "--dev; `ntp eval --score` still names the neural parts alone); --mined-rules=false keeps the model alone",
+               [](const S& s) { return text(s.run.mined_rules_on_dev); },
+               [](S& s, V v) { s.run.mined_rules_on_dev = read_bool(v); }});
   t.push_back({"resume", OptionGroup::Output, OptionKind::Flag,
                "continue from the checkpoint MODEL.ckpt (written after every epoch and on Ctrl-C) with the same "
                "options; --epochs may grow",

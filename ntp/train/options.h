@@ -193,9 +193,9 @@ struct RunOptions {
   // choice. The front ends choose by default (TrainSettings, option_table.h).
   std::vector<double> l2_choices;
   // With ranked dev atoms: after training, mine the training facts' rules
-  // and keep them before the model's score when they rank dev better
-  // (rules_first.h). False: the model alone.
-  bool rules_first_on_dev = true;
+  // and keep them beside the model's score, with the weight dev chooses, when
+  // they rank dev better (mined_rules_choice.h). False: the model alone.
+  bool mined_rules_on_dev = true;
   // May be raised at any time (by a signal handler): the run finishes its
   // step, writes the checkpoint and returns. Null: the run is never stopped.
   const std::atomic<bool>* stop = nullptr;
@@ -212,7 +212,7 @@ struct RunResult {
   std::string checkpoint;  // its path
   std::string combine_choice;  // when chosen on dev: the rule chosen and each rule's dev metric
   std::string l2_choice;       // when chosen on dev: the value chosen and each value's dev metric
-  std::string rules_first;     // when tried on dev: whether mined rules rank first, and the dev metrics
+  std::string mined_rules;     // when tried on dev: whether mined rules were kept, their weight and the dev metrics
 };
 
 }  // namespace ntp

@@ -6,7 +6,7 @@
 #include "ntp/index/make_fact_index.h"
 #include "ntp/train/checkpoint.h"
 #include "ntp/train/combine_choice.h"
-#include "ntp/train/rules_first.h"
+#include "ntp/train/mined_rules_choice.h"
 #include "ntp/train/dev_metric.h"
 #include "ntp/train/epochs.h"
 #include "ntp/train/new_model.h"
@@ -278,14 +278,14 @@ RunResult train_model(const TrainingData& data, const ModelOptions& model_option
 
 
 // The trained model's mined rules, kept first when dev says so and saved with it.
-std::string choose_kept_rules_first(const TrainingData& data, const RunOptions& run, double training_seconds,
+std::string choose_kept_mined_rules(const TrainingData& data, const RunOptions& run, double training_seconds,
                                     std::ostream* progress) {
   Model kept = load_model(run.model_path);
   ChoiceLimits limits;
   limits.seconds = std::max(kChoiceMinSeconds, kChoiceShareOfTraining * training_seconds);
   limits.stop = run.stop;
   if (progress) *progress << "mining rules and ranking dev with them first (at most " << format_duration(limits.seconds) << ")" << std::endl;
-  const RulesFirstChoice choice = choose_rules_first(kept, data, kCombineChoiceDevAtoms, progress, limits);
+  const MinedRulesChoice choice = choose_mined_rules(kept, data, kCombineChoiceDevAtoms, progress, limits);
   if (choice.kept) save_model(kept, run.model_path);
   return describe(choice);
 }
@@ -298,8 +298,8 @@ RunResult train(const TrainingData& data, const ModelOptions& model_options, con
   const auto start = std::chrono::steady_clock::now();
   RunResult result = train_model(data, model_options, options, run, progress);
   const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
-  if (result.finished && run.rules_first_on_dev && can_choose_rules_first(data))
-    result.rules_first = choose_kept_rules_first(data, run, seconds.count(), progress);
+  if (result.finished && run.mined_rules_on_dev && can_choose_mined_rules(data))
+    result.mined_rules = choose_kept_mined_rules(data, run, seconds.count(), progress);
   return result;
 }
 

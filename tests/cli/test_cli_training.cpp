@@ -183,23 +183,25 @@ TEST_CASE("--l2 with several values trains one model each and keeps the best on 
   CHECK(bad.err.find("--l2 is a number or several separated by commas, got '0.0001,'") != std::string::npos);
 }
 
-TEST_CASE("with dev facts, mined rules are tried before the model's score and kept when dev says so") {
-  const Run trained = ntp(loud(kTrain) + " --epochs 2 --test " + kFamily + "/test.nl --model " + model("rules_first"));
+TEST_CASE("with dev facts, mined rules are tried beside the model's score and kept when dev says so") {
+  const Run trained = ntp(loud(kTrain) + " --epochs 2 --test " + kFamily + "/test.nl --model " + model("mined_rules"));
   REQUIRE_MESSAGE(trained.status == 0, trained.err);
-  const std::size_t at = trained.err.find("mined rules first, on dev: ");
+  const std::size_t at = trained.err.find("mined rules, on dev: ");
   REQUIRE(at != std::string::npos);
-  const bool kept = trained.err.compare(at + 27, 5, "kept:") == 0;
-  CHECK((kept || trained.err.compare(at + 27, 9, "not kept:") == 0));
-  CHECK(trained.err.find(" with the rules first, ", at) != std::string::npos);
-  const std::string eval = "eval --model " + model("rules_first") + " --protocol ranking --test " + kFamily + "/test.nl";
-  const Run first = ntp(eval);
-  REQUIRE_MESSAGE(first.status == 0, first.err);
-  CHECK((first.out.find("mined rules first") != std::string::npos) == kept);
+  const bool kept = trained.err.compare(at + 21, 5, "kept,") == 0;
+  CHECK((kept || trained.err.compare(at + 21, 9, "not kept:") == 0));
+  CHECK(trained.err.find("model alone 0.", at) != std::string::npos);
+  CHECK(trained.err.find(", rules first ", at) != std::string::npos);
+  CHECK(trained.err.find(", weight 0.5 ", at) != std::string::npos);  // 84 constants: the finite weights too
+  const std::string eval = "eval --model " + model("mined_rules") + " --protocol ranking --test " + kFamily + "/test.nl";
+  const Run with_rules = ntp(eval);
+  REQUIRE_MESSAGE(with_rules.status == 0, with_rules.err);
+  CHECK((with_rules.out.find("mined rules") != std::string::npos) == kept);
   const Run proofs = ntp(eval + " --score proof");
-  CHECK(proofs.out.find("mined rules first") == std::string::npos);
+  CHECK(proofs.out.find("mined rules") == std::string::npos);
   MESSAGE(trained.err.substr(at));
-  // --rules-first=false: not tried.
-  const Run alone = ntp(loud(kTrain) + " --epochs 2 --rules-first=false --model " + model("alone_no_rules"));
+  // --mined-rules=false: not tried.
+  const Run alone = ntp(loud(kTrain) + " --epochs 2 --mined-rules=false --model " + model("alone_no_rules"));
   REQUIRE(alone.status == 0);
-  CHECK(alone.err.find("mined rules first") == std::string::npos);
+  CHECK(alone.err.find("mined rules") == std::string::npos);
 }

@@ -89,9 +89,9 @@ TEST_CASE("load_model refuses counts near the integer limits before allocating")
   // then the vocabularies p q | c0 c1 c2, the facts, one template, the filter
   // facts, the three tables, the reformulator kind and its table, and at the
   // end the template's slot starts (a count, 0), its mined confidence (8
-  // bytes), k for open atoms and the count of mined rules ranked first.
-  const std::size_t rules_first = bytes.size() - 4;
-  const std::size_t slot_starts = rules_first - 4 - 8 - 4;
+  // bytes), k for open atoms, the mined rules' weight (8 bytes) and their count.
+  const std::size_t mined_rules = bytes.size() - 4;
+  const std::size_t slot_starts = mined_rules - 8 - 4 - 8 - 4;
   const std::size_t reformulator_table = slot_starts - 8;  // (0, 0): no conditional rules
   const std::size_t attention_table = reformulator_table - 4 - 8;  // (0, 0): no rule attention
   const std::size_t constants_table = attention_table - 3 * 4 * 8 - 8;
@@ -122,7 +122,7 @@ TEST_CASE("load_model refuses counts near the integer limits before allocating")
       {"reformulator table rows", reformulator_table, 0},
       {"reformulator table columns", reformulator_table + 4, 0},
       {"slot start count", slot_starts, 0},
-      {"mined rule count", rules_first, 0},
+      {"mined rule count", mined_rules, 0},
   };
   const std::int32_t big[] = {std::numeric_limits<std::int32_t>::min(),  // 2^31 as unsigned
                               -1, std::numeric_limits<std::int32_t>::max(), 1 << 28, (1 << 28) + 1, 1 << 20};

@@ -236,7 +236,7 @@ int report_training(const ntp::RunResult& result, const ntp::RunOptions& run, in
     std::fprintf(stderr, "best dev %s %.4f after epoch %d\n", result.metric.c_str(), result.best_dev, result.best_epoch);
   if (!result.combine_choice.empty()) std::cerr << "combine rule chosen on dev: " << result.combine_choice << "\n";
   if (!result.l2_choice.empty()) std::cerr << "L2 chosen on dev: " << result.l2_choice << "\n";
-  if (!result.rules_first.empty()) std::cerr << "mined rules first, on dev: " << result.rules_first << "\n";
+  if (!result.mined_rules.empty()) std::cerr << "mined rules, on dev: " << result.mined_rules << "\n";
   std::cerr << "model written to " << run.model_path
             << (result.best_epoch > 0 && run.keep == ntp::Keep::Best ? " (the best on dev)" : "") << "\n";
   return 0;
@@ -475,12 +475,12 @@ int cmd_answer(int argc, char** argv) {
   return 0;
 }
 
-// The model's mined rules that rank before its score, the most confident ten.
-void print_rules_first(const std::vector<ntp::InducedRule>& first) {
-  if (first.empty()) return;
-  std::printf("\nranking puts %zu mined rules before the model's score (`ntp eval --score proof` ranks without them); "
-              "the most confident, with their confidence on the training facts:\n", first.size());
-  for (std::size_t i = 0; i < first.size() && i < 10; ++i) std::printf("%.3f  %s\n", first[i].confidence, first[i].text.c_str());
+// The mined rules the model's ranking counts beside its score, the most confident ten.
+void print_mined_rules(const std::vector<ntp::InducedRule>& mined) {
+  if (mined.empty()) return;
+  std::printf("\nthe model's ranking also counts %zu mined rules (`ntp prove` says how; `ntp eval --score proof` ranks "
+              "without them); the most confident, with their confidence on the training facts:\n", mined.size());
+  for (std::size_t i = 0; i < mined.size() && i < 10; ++i) std::printf("%.3f  %s\n", mined[i].confidence, mined[i].text.c_str());
 }
 
 int cmd_rules(int argc, char** argv) {
@@ -490,11 +490,11 @@ int cmd_rules(int argc, char** argv) {
     ("min-confidence", "smallest confidence shown", cxxopts::value<double>()->default_value("0.5"))
     ("json", "print the rules as one JSON object: {\"rules\":[{\"rule\":...,\"confidence\":...,\"text\":...,"
      "and for a rule that started as a mined one \"started_from\":...,\"mined_confidence\":...},...],"
-     "\"rules_first\":[{\"rule\":...,\"confidence\":...},...]} (rules_first: the mined rules ranked before the score)");
+     "\"mined_rules\":[{\"rule\":...,\"confidence\":...},...]} (mined_rules: those the model's ranking counts beside its score)");
   const auto r = parse(o, argc, argv);
   const ntp::Reasoner reasoner = ntp::Reasoner::load(get<std::string>(r, "model"));
   const auto rules = reasoner.rules(r["min-confidence"].as<double>());
-  const auto first = reasoner.mined_rules_first();
+  const auto first = reasoner.mined_rules();
   if (r.count("json")) {
     std::string list;
     for (const auto& rule : rules) {
@@ -506,7 +506,7 @@ int cmd_rules(int argc, char** argv) {
     std::string mined;
     for (const auto& rule : first)
       mined += (mined.empty() ? "" : ",") + ntp::JsonObject().add("rule", rule.text).add("confidence", rule.confidence).text();
-    std::cout << ntp::JsonObject().add_raw("rules", "[" + list + "]").add_raw("rules_first", "[" + mined + "]").text() << std::endl;
+    std::cout << ntp::JsonObject().add_raw("rules", "[" + list + "]").add_raw("mined_rules", "[" + mined + "]").text() << std::endl;
     return 0;
   }
   for (const auto& rule : rules) {
@@ -515,7 +515,7 @@ int cmd_rules(int argc, char** argv) {
       std::printf("       started from %s (confidence %.3f on the training facts)\n", rule.started_from.c_str(), rule.mined_confidence);
   }
   if (rules.empty()) std::printf("no rule with confidence >= %g\n", r["min-confidence"].as<double>());
-  print_rules_first(first);
+  print_mined_rules(first);
   return 0;
 }
 

@@ -1,0 +1,152 @@
+// ntp/train/mined_rules_choice.cpp: choosing on dev whether, and how much,
+// mined rules count beside the model's score (see mined_rules_choice.h).
+#include "ntp/train/mined_rules_choice.h"
+
+#include "ntp/eval/rule_ranking.h"
+#include "ntp/index/make_fact_index.h"
+#include "ntp/kb/text.h"
+#include "ntp/mine/miner.h"
+#include "ntp/train/dev_metric.h"
+#include "ntp/train/rule_choice.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <cstdio>
+#include <iterator>
+#include <ostream>
+
+namespace ntp {
+
+bool can_choose_mined_rules(const TrainingData& data) {
+  if (data.dev.empty() || !data.dev_labelled.empty()) return false;
+  return std::all_of(data.dev.begin(), data.dev.end(), [](const Atom& a) { return a.args.size() == 2; });
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// The rules to try: those mined at the defaults, or the one-atom rules
+// alone, whichever ranks the dev facts better by itself.
+RuleSetChoice rules_to_try(const TrainingData& data) {
+  MineOptions mine;
+  std::vector<NamedRuleSet> sets{{"chains", mine_rules(data.kb, mine).rules}};
+  mine.max_body_atoms = 1;
+  sets.push_back({"one-atom", mine_rules(data.kb, mine).rules});
+  return choose_rule_set(data.kb, std::move(sets), data.dev, data.test);
+}
+
+// Sums of reciprocal ranks over the sides ranked so far: the model alone,
+// then each weight tried (infinity first: the rules first).
+struct Reciprocals {
+  double alone = 0;
+  std::vector<double> with_rules;
+  std::size_t sides = 0;
+};
+
+double reciprocal_sum(const RankingResult& r) {
+  double sum = 0;
+  for (const SideRank& side : r.ranks) sum += 1 / side.mean;
+  return sum;
+}
+
+// The weights a KB of `constants` constants tries: infinity, and the finite ones on a small KB.
+std::vector<double> weights_to_try(int constants) {
+  std::vector<double> weights{std::numeric_limits<double>::infinity()};
+  if (constants <= kMaxConstantsForRuleWeights) weights.insert(weights.end(), std::begin(kRuleWeights), std::end(kRuleWeights));
+  return weights;
+}
+
+// One round: each weight's and the model's reciprocal ranks on `round`.
+void rank_round(const Model& model, const std::vector<MinedRule>& rules, const std::vector<double>& weights,
+                const std::vector<Atom>& round, const std::unordered_set<Atom, AtomHash>& known,
+                const ScoreOptions& scoring, Reciprocals& sum) {
+  RankingResult alone;
+  sum.with_rules[0] += reciprocal_sum(rank_rules_first(model, rules, round, known, scoring, RuleAggregation::Max, {}, &alone));
+  sum.alone += reciprocal_sum(alone);
+  const std::vector<double> finite(weights.begin() + 1, weights.end());
+  if (!finite.empty()) {
+    const std::vector<RankingResult> added = rank_with_rule_evidence(model, rules, finite, round, known, scoring);
+    for (std::size_t w = 0; w < added.size(); ++w) sum.with_rules[1 + w] += reciprocal_sum(added[w]);
+  }
+  sum.sides += alone.ranks.size();
+}
+
+// Ranks `atoms` round by round, with and without the rules, until all are
+// done or the limits end it.
+Reciprocals rank_in_rounds(const Model& model, const std::vector<MinedRule>& rules, const std::vector<double>& weights,
+                           const std::vector<Atom>& atoms, const std::unordered_set<Atom, AtomHash>& known,
+                           const ChoiceLimits& limits, std::ostream* progress, MinedRulesChoice& choice) {
+  ScoreOptions scoring;
+  scoring.facts = make_fact_index(model, "exact");  // as `ntp eval` ranks
+  Reciprocals sum;
+  sum.with_rules.assign(weights.size(), 0.0);
+  const Clock::time_point start = Clock::now();
+  Clock::time_point shown = start;
+  std::size_t done = 0;
+  while (done < atoms.size()) {
+    if (limits.stop != nullptr && limits.stop->load()) { choice.stopped = true; break; }
+    if (done > 0 && limits.seconds > 0 && seconds_since(start) > limits.seconds) { choice.over_budget = true; break; }
+    const std::vector<Atom> round(atoms.begin() + static_cast<std::ptrdiff_t>(done),
+                                  atoms.begin() + static_cast<std::ptrdiff_t>(std::min(atoms.size(), done + kCombineChoiceRound)));
+    rank_round(model, rules, weights, round, known, scoring, sum);
+    done += round.size();
+    if (progress && (done == atoms.size() || seconds_since(shown) > 10)) {
+      shown = Clock::now();
+      *progress << "  ranked " << done << "/" << atoms.size() << " dev atoms with and without the rules  elapsed "
+                << format_duration(seconds_since(start)) << std::endl;
+    }
+  }
+  choice.dev_atoms = done;
+  return sum;
+}
+
+}  // namespace
+
+MinedRulesChoice choose_mined_rules(Model& model, const TrainingData& data, std::size_t max_dev_atoms,
+                                    std::ostream* progress, const ChoiceLimits& limits) {
+  MinedRulesChoice choice;
+  if (!can_choose_mined_rules(data)) return choice;
+  RuleSetChoice set = rules_to_try(data);
+  choice.rules = set.kept.size();
+  choice.rule_set = set.description;
+  if (set.kept.empty()) return choice;
+  const std::vector<Atom> atoms = dev_facts_measured(data, max_dev_atoms);
+  const std::vector<double> weights = weights_to_try(model.kb.constants.size());
+  const Reciprocals sum =
+      rank_in_rounds(model, set.kept, weights, atoms, filter_set(model, data.dev), limits, progress, choice);
+  if (sum.sides == 0) return choice;
+  choice.measured = true;
+  const double sides = static_cast<double>(sum.sides);
+  choice.model_alone = sum.alone / sides;
+  double best = choice.model_alone;
+  for (std::size_t w = 0; w < weights.size(); ++w) {
+    choice.weights.emplace_back(weights[w], sum.with_rules[w] / sides);
+    if (choice.weights.back().second > best) best = choice.weights.back().second, choice.chosen_weight = weights[w];
+  }
+  choice.kept = best > choice.model_alone;
+  if (choice.kept) model.mined_rules = std::move(set.kept), model.mined_rule_weight = choice.chosen_weight;
+  return choice;
+}
+
+std::string describe(const MinedRulesChoice& choice) {
+  if (!choice.measured) return "not measured";
+  auto weight_name = [](double w) { return std::isinf(w) ? std::string("rules first") : "weight " + format_number(w); };
+  char figure[32];
+  std::snprintf(figure, sizeof figure, "%.4f", choice.model_alone);
+  std::string text = (choice.kept ? "kept, " + weight_name(choice.chosen_weight) : std::string("not kept")) + ": " +
+                     std::to_string(choice.rules) + " mined rules, " + choice.rule_set + "; dev mrr on " +
+                     std::to_string(choice.dev_atoms) + " atoms: model alone " + figure;
+  for (const auto& [w, mrr] : choice.weights) {
+    std::snprintf(figure, sizeof figure, "%.4f", mrr);
+    text += ", " + weight_name(w) + " " + figure;
+  }
+  if (choice.over_budget) text += " (the time budget ran out)";
+  if (choice.stopped) text += " (stopped)";
+  return text;
+}
+
+}  // namespace ntp

@@ -1,0 +1,58 @@
+// ntp/train/mined_rules_choice.h: mined rules beside a trained model's score,
+// and how much they weigh, chosen on dev.
+//
+// After training, the rules the training facts support are mined
+// (mine/miner.h at its defaults, or the one-atom rules alone when those rank
+// the dev facts better: rule_choice.h), and the dev facts the combine choice
+// measures (at most kCombineChoiceDevAtoms) are ranked by the model alone and
+// with the rules' evidence (eval/rule_ranking.h): first, the model ordering
+// what they tie (weight infinity, at the cost of the model's bounded
+// ranking), and, on KBs of at most kMaxConstantsForRuleWeights constants
+// (every constant is scored), added to the model's score with each of
+// kRuleWeights. The best of these goes into the model (Model::mined_rules,
+// mined_rule_weight) when it ranks dev better than the model alone; `ntp
+// eval` then ranks with it, and its --score names the neural parts alone.
+#pragma once
+
+#include "ntp/model/model.h"
+#include "ntp/train/combine_choice.h"
+#include "ntp/train/training_data.h"
+
+#include <cstddef>
+#include <iosfwd>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ntp {
+
+// The finite weights tried, and the largest KB they are tried on.
+constexpr double kRuleWeights[] = {0.5, 1, 2};
+constexpr int kMaxConstantsForRuleWeights = 2000;
+
+struct MinedRulesChoice {
+  bool measured = false;   // false: no dev facts to rank, or nothing mined
+  bool kept = false;       // the rules went into the model
+  std::size_t rules = 0;   // how many were tried
+  std::string rule_set;    // which set (choose_rule_set's description)
+  double model_alone = -1;                         // dev MRR of the model alone
+  std::vector<std::pair<double, double>> weights;  // (weight, dev MRR) of each weight tried; infinity: rules first
+  double chosen_weight = 0;                        // when kept
+  std::size_t dev_atoms = 0;                       // dev atoms ranked
+  bool over_budget = false, stopped = false;       // fewer atoms than asked: the limits ended it
+};
+
+// Whether `data` has what the choice needs: ranked (not labelled) dev facts, all binary.
+bool can_choose_mined_rules(const TrainingData& data);
+
+// Mines, measures and, when the rules help, sets model.mined_rules and
+// model.mined_rule_weight. Ranks in rounds of kCombineChoiceRound atoms
+// within `limits`; `progress` (may be null) gets a line every few seconds.
+MinedRulesChoice choose_mined_rules(Model& model, const TrainingData& data,
+                                    std::size_t max_dev_atoms = kCombineChoiceDevAtoms, std::ostream* progress = nullptr,
+                                    const ChoiceLimits& limits = {});
+
+// "kept with weight 2: 4,778 mined rules, chains (...); dev mrr: model alone 0.7644, rules first 0.6781, 0.5 0.7970, ..."
+std::string describe(const MinedRulesChoice& choice);
+
+}  // namespace ntp

@@ -1,0 +1,197 @@
+// tests/ntp/test_mined_rules_choice.cpp: mined rules beside a model's score
+// (train/mined_rules_choice.h): chosen on dev, kept in the model file, used
+// by evaluation, answers and proofs.
+#include <doctest/doctest.h>
+
+#include "ntp/eval/protocol.h"
+#include "ntp/eval/rule_ranking.h"
+#include "ntp/index/make_fact_index.h"
+#include "ntp/mine/miner.h"
+#include "ntp/model/model.h"
+#include "ntp/ntp.h"
+#include "ntp/train/mined_rules_choice.h"
+#include "ntp/train/training_data.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+namespace {
+
+// likes(X, Y) holds exactly when knows(Y, X) does: a rule counting finds at
+// once, and an untrained model does not know. Every fifth likes fact is held
+// out as dev, every fifth after it as test.
+ntp::TrainingData inverse_kb() {
+  std::string facts;
+  for (int i = 0; i < 40; ++i) {
+    const std::string a = "c" + std::to_string(i), b = "c" + std::to_string((i * 7 + 3) % 40);
+    facts += "knows(" + b + ", " + a + ").\n";
+    if (i % 5 != 0 && i % 5 != 1) facts += "likes(" + a + ", " + b + ").\n";
+  }
+  ntp::TrainingData data = ntp::training_data_from_text(facts, "2 #1(X, Y) :- #2(Y, X).");
+  for (int i = 0; i < 40; ++i) {
+    const int a = data.kb.constants.find("c" + std::to_string(i)), b = data.kb.constants.find("c" + std::to_string((i * 7 + 3) % 40));
+    const ntp::Atom likes{data.kb.predicates.find("likes"), {a, b}};
+    if (i % 5 == 0) data.dev.push_back(likes);
+    if (i % 5 == 1) data.test.push_back(likes);
+  }
+  return data;
+}
+
+}  // namespace
+
+TEST_CASE("choose_mined_rules keeps mined rules that rank dev better than the model, and they rank in eval") {
+  const ntp::TrainingData data = inverse_kb();
+  REQUIRE(ntp::can_choose_mined_rules(data));
+  ntp::Model model = ntp::make_model(data.kb, 8, ntp::ProverConfig{}, 1);
+  model.filter_facts = data.dev;
+  model.filter_facts.insert(model.filter_facts.end(), data.test.begin(), data.test.end());
+  const ntp::MinedRulesChoice choice = ntp::choose_mined_rules(model, data);
+  MESSAGE(ntp::describe(choice));
+  REQUIRE(choice.measured);
+  CHECK(choice.dev_atoms == data.dev.size());
+  REQUIRE(choice.weights.size() == 1 + std::size(ntp::kRuleWeights));  // a small KB: the finite weights too
+  CHECK(std::isinf(choice.weights.front().first));
+  CHECK(choice.weights.front().second == doctest::Approx(1.0));  // the inverse predicts each dev fact, alone
+  CHECK(choice.model_alone < 0.5);
+  REQUIRE(choice.kept);
+  CHECK(std::isinf(choice.chosen_weight));  // the first of the best: later weights only tie it
+  CHECK(model.mined_rules.size() == choice.rules);
+  CHECK(std::isinf(model.mined_rule_weight));
+
+  // The model file keeps them; `ntp eval` ranks with them unless --score names a part.
+  const std::string path = std::string(NTP_BINARY_DIR) + "/test_mined_rules_choice.ntp";
+  ntp::save_model(model, path);
+  const ntp::Model loaded = ntp::load_model(path);
+  REQUIRE(loaded.mined_rules.size() == model.mined_rules.size());
+  for (std::size_t i = 0; i < model.mined_rules.size(); ++i) {
+    CHECK(loaded.mined_rules[i].body == model.mined_rules[i].body);
+    CHECK(loaded.mined_rules[i].confidence == model.mined_rules[i].confidence);
+  }
+  const std::string test_path = std::string(NTP_BINARY_DIR) + "/test_mined_rules_choice_test.nl";
+  {
+    std::ofstream out(test_path);
+    for (const ntp::Atom& a : data.test) out << ntp::to_string(loaded.kb, a) << ".\n";
+  }
+  ntp::EvalRequest q;
+  q.protocol = "ranking";
+  q.test = test_path;
+  const ntp::EvalReport with_rules = ntp::evaluate(loaded, q);
+  CHECK(with_rules.note.find("mined rules first") != std::string::npos);
+  CHECK(with_rules.lines.front().rfind("MRR 1.0000", 0) == 0);
+  q.score = "proof";
+  const ntp::EvalReport proofs = ntp::evaluate(loaded, q);
+  CHECK(proofs.note.empty());
+  CHECK(proofs.lines.front().rfind("MRR 1.0000", 0) != 0);
+
+  // Answers put the constants the rules predict first, as the ranking does.
+  const ntp::Reasoner reasoner(loaded);
+  for (const ntp::Atom& fact : data.test) {
+    const std::string query = "likes(" + loaded.kb.constants.name(fact.args[0]) + ", X)";
+    const std::vector<ntp::Answer> answers = reasoner.answer(query, 3);
+    REQUIRE(answers.size() == 3);
+    CAPTURE(query);
+    CHECK(answers[0].atom == ntp::to_string(loaded.kb, fact));  // knows(b, a): the one constant predicted
+    CHECK(answers[0].mined_rule == "likes(X, Y) :- knows(Y, X)");
+    for (std::size_t i = 1; i < answers.size(); ++i)  // what no rule predicts comes after what some rule does
+      CHECK((answers[i].mined_rule.empty() || !answers[i - 1].mined_rule.empty()));
+  }
+  // prove says which rule predicts an atom, and nothing for one no rule predicts.
+  const ntp::Explanation predicted = reasoner.prove(data.test.front(), 1);
+  CHECK_FALSE(predicted.mined_rule.empty());
+  CHECK(predicted.mined_rules >= 1);
+  CHECK(predicted.mined_confidence > 0);
+  const ntp::Explanation unpredicted = reasoner.prove("likes(c0, c0)", 1);
+  CHECK(unpredicted.mined_rule.empty());
+  CHECK(unpredicted.mined_rules == 0);
+  const std::vector<ntp::InducedRule> listed = reasoner.mined_rules();
+  CHECK(listed.size() == loaded.mined_rules.size());
+  CHECK(std::any_of(listed.begin(), listed.end(), [](const ntp::InducedRule& r) { return r.text == "likes(X, Y) :- knows(Y, X)"; }));
+  CHECK(std::is_sorted(listed.begin(), listed.end(), [](const ntp::InducedRule& a, const ntp::InducedRule& b) { return a.confidence > b.confidence; }));
+
+  // A version 6 file, without the section, loads with no rules.
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.close();
+  bytes[8] = 6;
+  std::ofstream(path, std::ios::binary) << bytes;
+  CHECK(ntp::load_model(path).mined_rules.empty());
+}
+
+TEST_CASE("choose_mined_rules leaves the model alone without ranked dev facts, and when the rules do not help") {
+  ntp::TrainingData data = inverse_kb();
+  ntp::Model model = ntp::make_model(data.kb, 8, ntp::ProverConfig{}, 1);
+  ntp::TrainingData no_dev = data;
+  no_dev.dev.clear();
+  CHECK_FALSE(ntp::can_choose_mined_rules(no_dev));
+  CHECK_FALSE(ntp::choose_mined_rules(model, no_dev).measured);
+  // Dev facts the rules get wrong: likes(a, b) with knows(b, a) false, so
+  // the rules put the true constant below those they predict.
+  data.dev.clear();
+  for (const ntp::Atom& f : data.kb.facts)
+    if (f.predicate == data.kb.predicates.find("knows"))  // knows(b, a): likes(a, b + 1) instead of likes(a, b)
+      data.dev.push_back({data.kb.predicates.find("likes"), {f.args[1], (f.args[0] + 1) % 40}});
+  const ntp::MinedRulesChoice choice = ntp::choose_mined_rules(model, data);
+  MESSAGE(ntp::describe(choice));
+  REQUIRE(choice.measured);
+  for (const auto& [weight, mrr] : choice.weights) CHECK(mrr <= choice.model_alone);
+  CHECK_FALSE(choice.kept);
+  CHECK(model.mined_rules.empty());
+}
+
+TEST_CASE("a finite weight adds the best rule's confidence to the score, alike in eval, answer and prove") {
+  const ntp::TrainingData data = inverse_kb();
+  ntp::Model model = ntp::make_model(data.kb, 8, ntp::ProverConfig{}, 1);
+  ntp::MineOptions mine;
+  model.mined_rules = ntp::mine_rules(model.kb, mine).rules;
+  REQUIRE(!model.mined_rules.empty());
+  model.mined_rule_weight = 0.5;
+  const std::string path = std::string(NTP_BINARY_DIR) + "/test_mined_rule_weight.ntp";
+  ntp::save_model(model, path);
+  const ntp::Model loaded = ntp::load_model(path);
+  CHECK(loaded.mined_rule_weight == 0.5);
+  ntp::Model damaged = loaded;
+  damaged.mined_rule_weight = 0;  // no weight the choice makes: a damaged file
+  const std::string damaged_path = path + ".damaged";
+  ntp::save_model(damaged, damaged_path);
+  CHECK_THROWS_AS(ntp::load_model(damaged_path), std::runtime_error);
+  const ntp::Reasoner reasoner(loaded);
+  ntp::ScoreOptions scoring;
+  scoring.facts = ntp::make_fact_index(loaded, "exact");
+  for (const ntp::Atom& fact : data.test) {
+    // The reference: every constant's score plus half its best rule's confidence.
+    const std::vector<ntp::RulePrediction> predicted = ntp::predict_by_rules(loaded.kb, loaded.mined_rules, fact, 1);
+    std::vector<ntp::Atom> atoms(static_cast<std::size_t>(loaded.kb.constants.size()), fact);
+    for (std::size_t c = 0; c < atoms.size(); ++c) atoms[c].args[1] = static_cast<int>(c);
+    const std::vector<double> scores = ntp::score_atoms(loaded, atoms, scoring);
+    std::vector<double> total = scores;
+    for (const ntp::RulePrediction& p : predicted) total[static_cast<std::size_t>(p.constant)] += 0.5 * p.confidences.front();
+    const auto best = std::max_element(total.begin(), total.end()) - total.begin();
+    const std::vector<ntp::Answer> answers = reasoner.answer("likes(" + loaded.kb.constants.name(fact.args[0]) + ", X)", 1);
+    REQUIRE(answers.size() == 1);
+    CHECK(answers[0].atom == ntp::to_string(loaded.kb, atoms[static_cast<std::size_t>(best)]));
+    const ntp::Explanation e = reasoner.prove(atoms[static_cast<std::size_t>(best)], 1);
+    CHECK(e.mined_weight == 0.5);
+    CHECK(e.score + 0.5 * e.mined_confidence == doctest::Approx(total[static_cast<std::size_t>(best)]));
+  }
+  // eval ranks as rank_with_rule_evidence does.
+  const std::string test_path = std::string(NTP_BINARY_DIR) + "/test_mined_rule_weight_test.nl";
+  {
+    std::ofstream out(test_path);
+    for (const ntp::Atom& a : data.test) out << ntp::to_string(loaded.kb, a) << ".\n";
+  }
+  ntp::EvalRequest q;
+  q.protocol = "ranking";
+  q.test = test_path;
+  const ntp::EvalReport report = ntp::evaluate(loaded, q);
+  CHECK(report.note.find("0.5 x the best rule's confidence added") != std::string::npos);
+  const auto known = ntp::filter_set(loaded, data.test);
+  const ntp::RankingResult expected = ntp::rank_with_rule_evidence(loaded, loaded.mined_rules, {0.5}, data.test, known, scoring).front();
+  char line[32];
+  std::snprintf(line, sizeof line, "MRR %.4f", expected.mean_ties.mrr);
+  CHECK(report.lines.front().rfind(line, 0) == 0);
+}
