@@ -10,6 +10,7 @@
 #include "ntp/train/rule_choice.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -31,12 +32,17 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 
 // The rules to try: those mined at the defaults, or the one-atom rules
 // alone, whichever ranks the dev facts better by itself.
-RuleSetChoice rules_to_try(const TrainingData& data) {
+// Ranks the `measured` dev atoms only (the whole dev file of a large KB
+// would take minutes), the other dev and test atoms filtered as true.
+RuleSetChoice rules_to_try(const TrainingData& data, const std::vector<Atom>& measured, const std::atomic<bool>* stop) {
   MineOptions mine;
+  mine.stop = stop;
   std::vector<NamedRuleSet> sets{{"chains", mine_rules(data.kb, mine).rules}};
   mine.max_body_atoms = 1;
   sets.push_back({"one-atom", mine_rules(data.kb, mine).rules});
-  return choose_rule_set(data.kb, std::move(sets), data.dev, data.test);
+  std::vector<Atom> known = data.dev;
+  known.insert(known.end(), data.test.begin(), data.test.end());
+  return choose_rule_set(data.kb, std::move(sets), measured, known);
 }
 
 // Sums of reciprocal ranks over the sides ranked so far: the model alone,
@@ -110,11 +116,11 @@ MinedRulesChoice choose_mined_rules(Model& model, const TrainingData& data, std:
                                     std::ostream* progress, const ChoiceLimits& limits) {
   MinedRulesChoice choice;
   if (!can_choose_mined_rules(data)) return choice;
-  RuleSetChoice set = rules_to_try(data);
+  const std::vector<Atom> atoms = dev_facts_measured(data, max_dev_atoms);
+  RuleSetChoice set = rules_to_try(data, atoms, limits.stop);
   choice.rules = set.kept.size();
   choice.rule_set = set.description;
-  if (set.kept.empty()) return choice;
-  const std::vector<Atom> atoms = dev_facts_measured(data, max_dev_atoms);
+  if (set.kept.empty() || (limits.stop != nullptr && limits.stop->load())) return choice;
   const std::vector<double> weights = weights_to_try(model.kb.constants.size());
   const Reciprocals sum =
       rank_in_rounds(model, set.kept, weights, atoms, filter_set(model, data.dev), limits, progress, choice);
