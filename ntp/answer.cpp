@@ -84,16 +84,15 @@ struct Grounding {
 // the model's best among the others.
 std::vector<Grounding> best_with_rules_first(const Reasoner::State& state, const Query& query, int slot, int top) {
   const Model& model = state.model;
-  const std::vector<RulePrediction> predicted = predict_by_rules(model.kb, model.mined_rules, query.atom, slot);
+  const std::vector<RulePrediction> predicted = predict_by_rules(state.rule_graph(), model.mined_rules, query.atom, slot);
   std::vector<Atom> atoms(predicted.size(), query.atom);
   for (std::size_t i = 0; i < predicted.size(); ++i) atoms[i].args[static_cast<std::size_t>(slot)] = predicted[i].constant;
   const std::vector<RankKey> keys = state.rank_keys(atoms);
   std::vector<std::size_t> order(predicted.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    const std::vector<double>&x = predicted[a].confidences, &y = predicted[b].confidences;
-    if (x != y) return std::lexicographical_compare(y.begin(), y.end(), x.begin(), x.end());  // more confident rules first
-    return keys[a] > keys[b];
+    const int rules = compare_confidences(predicted[a].confidences, predicted[b].confidences);
+    return rules > 0 || (rules == 0 && keys[a] > keys[b]);
   });
   std::vector<Grounding> best;
   for (std::size_t i = 0; i < order.size() && best.size() < static_cast<std::size_t>(top); ++i)
@@ -119,17 +118,18 @@ std::vector<Grounding> best_with_rule_evidence(const Reasoner::State& state, con
   const std::size_t constants = static_cast<std::size_t>(model.kb.constants.size());
   std::vector<double> best(constants, 0.0);
   std::vector<int> rule(constants, -1);
-  for (const RulePrediction& p : predict_by_rules(model.kb, model.mined_rules, query.atom, slot))
+  for (const RulePrediction& p : predict_by_rules(state.rule_graph(), model.mined_rules, query.atom, slot))
     best[static_cast<std::size_t>(p.constant)] = p.confidences.front(), rule[static_cast<std::size_t>(p.constant)] = static_cast<int>(p.best_rule);
   std::vector<Atom> atoms(constants, query.atom);
   for (std::size_t c = 0; c < constants; ++c) atoms[c].args[static_cast<std::size_t>(slot)] = static_cast<int>(c);
   const std::vector<RankKey> keys = state.rank_keys(atoms);
-  const auto total = [&](std::size_t c) { return RankKey{keys[c].score + model.mined_rule_weight * best[c], keys[c].tie_break}; };
+  std::vector<RankKey> total(constants);
+  for (std::size_t c = 0; c < constants; ++c) total[c] = with_rule_evidence(keys[c], model.mined_rule_weight, best[c]);
   std::vector<std::size_t> order(constants);
   std::iota(order.begin(), order.end(), std::size_t{0});
   const std::size_t keep = std::min(constants, static_cast<std::size_t>(top));
   std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep), order.end(),
-                    [&](std::size_t a, std::size_t b) { return total(a) > total(b) || (total(a) == total(b) && a < b); });
+                    [&](std::size_t a, std::size_t b) { return total[a] > total[b] || (total[a] == total[b] && a < b); });
   std::vector<Grounding> out;
   for (std::size_t n = 0; n < keep; ++n) out.push_back({atoms[order[n]], keys[order[n]], rule[order[n]]});
   return out;
@@ -160,6 +160,11 @@ std::vector<std::pair<Atom, RankKey>> best_groundings(const Reasoner::State& sta
 }
 
 }  // namespace
+
+const RelationGraph& Reasoner::State::rule_graph() const {
+  std::call_once(rule_graph_built, [&] { graph = std::make_unique<RelationGraph>(model.kb); });
+  return *graph;
+}
 
 const CandidateFinder& Reasoner::State::candidates() const {
   std::call_once(candidates_built, [&] {

@@ -2,6 +2,7 @@
 // `dot` (see ntp.h). Written by hand: small formats, no dependency.
 #include "ntp/ntp.h"
 
+#include "ntp/eval/rule_ranking.h"
 #include "ntp/kb/text.h"
 
 #include <cmath>
@@ -158,7 +159,7 @@ std::string to_text(const Explanation& e) {
     s += std::isinf(e.mined_weight) ? std::string("ranking puts what the mined rules predict first\n")
                                     : "ranking score " + format_fixed(e.score, 4) + " + " + format_number(e.mined_weight) +
                                           " x " + format_fixed(e.mined_confidence, 3) + " = " +
-                                          format_fixed(e.score + e.mined_weight * e.mined_confidence, 4) + "\n";
+                                          format_fixed(score_with_rule_evidence(e.score, e.mined_weight, e.mined_confidence), 4) + "\n";
   }
   for (std::size_t n = 0; n < e.proofs.size(); ++n) {
     s += "proof " + std::to_string(n + 1) + "  score " + format_fixed(e.proofs[n].score, 4) + "\n";

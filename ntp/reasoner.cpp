@@ -49,7 +49,7 @@ Explanation Reasoner::prove(const Atom& atom, int top_proofs) const {
   const Model& m = state_->model;
   if (m.mined_rules.empty() || atom.args.size() != 2) return e;
   e.mined_weight = m.mined_rule_weight;
-  for (const RulePrediction& p : predict_by_rules(m.kb, m.mined_rules, atom, 1)) {
+  for (const RulePrediction& p : predict_by_rules(state_->rule_graph(), m.mined_rules, atom, 1)) {
     if (p.constant != atom.args[1]) continue;
     e.mined_rule = rule_text(m.kb, m.mined_rules[p.best_rule]);
     e.mined_confidence = p.confidences.front();

@@ -8,6 +8,7 @@
 #include "ntp/eval/evaluate.h"
 #include "ntp/eval/ranking.h"
 #include "ntp/index/fact_index.h"
+#include "ntp/mine/relation_graph.h"
 #include "ntp/model/model.h"
 #include "ntp/model/rules.h"
 
@@ -30,6 +31,12 @@ struct Reasoner::State {
   const CandidateFinder& candidates() const;
   mutable std::once_flag candidates_built;
   mutable std::unique_ptr<CandidateFinder> finder;
+
+  // The KB's facts as a graph, for the mined rules (Model::mined_rules) to
+  // walk in answers and proofs: built on the first call that needs it, then shared.
+  const RelationGraph& rule_graph() const;
+  mutable std::once_flag rule_graph_built;
+  mutable std::unique_ptr<RelationGraph> graph;
 
   // The ranking keys of atoms, as the ranking protocol orders them.
   std::vector<RankKey> rank_keys(const std::vector<Atom>& atoms) const;

@@ -16,6 +16,13 @@ RuleAggregation rule_aggregation_from_name(const std::string& name) {
   throw std::invalid_argument("rule aggregation is max or noisy-or, got '" + name + "'");
 }
 
+int compare_confidences(const std::vector<double>& a, const std::vector<double>& b) {
+  const std::size_t n = std::min(a.size(), b.size());
+  for (std::size_t i = 0; i < n; ++i)
+    if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+  return a.size() < b.size() ? -1 : a.size() > b.size() ? 1 : 0;
+}
+
 namespace {
 
 // A rule as a side walks it: its body from X (object side open) and from Y
@@ -23,15 +30,20 @@ namespace {
 struct WalkedRule {
   double confidence = 0;
   std::vector<int> from_x, from_y;
+  std::size_t index = 0;  // in the rules given
 };
 
-// The rules of each head predicate, most confident first (file order on ties).
+// Most confident first (the given order on ties).
+void sort_by_confidence(std::vector<WalkedRule>& rules) {
+  std::stable_sort(rules.begin(), rules.end(), [](const WalkedRule& a, const WalkedRule& b) { return a.confidence > b.confidence; });
+}
+
+// The rules of each head predicate, most confident first.
 std::vector<std::vector<WalkedRule>> rules_by_head(const KnowledgeBase& kb, const std::vector<MinedRule>& rules) {
   std::vector<std::vector<WalkedRule>> by_head(static_cast<std::size_t>(kb.predicates.size()));
-  for (const MinedRule& r : rules)
-    by_head[static_cast<std::size_t>(r.head)].push_back({r.confidence, r.body, reversed_path(r.body)});
-  for (auto& list : by_head)
-    std::stable_sort(list.begin(), list.end(), [](const WalkedRule& a, const WalkedRule& b) { return a.confidence > b.confidence; });
+  for (std::size_t i = 0; i < rules.size(); ++i)
+    by_head[static_cast<std::size_t>(rules[i].head)].push_back({rules[i].confidence, rules[i].body, reversed_path(rules[i].body), i});
+  for (auto& list : by_head) sort_by_confidence(list);
   return by_head;
 }
 
@@ -53,15 +65,13 @@ SideCounts count_sides(const std::unordered_set<Atom, AtomHash>& known) {
 struct Prediction {
   std::vector<double> confidences;
   double noisy_or = 0;
+  std::size_t first_rule = 0;  // the most confident rule reaching it (WalkedRule::index)
 };
 
 // -1, 0 or 1 as a is below, equal to or above b.
 int compare(const Prediction& a, const Prediction& b, RuleAggregation how) {
   if (how == RuleAggregation::NoisyOr) return a.noisy_or < b.noisy_or ? -1 : a.noisy_or > b.noisy_or ? 1 : 0;
-  const std::size_t n = std::min(a.confidences.size(), b.confidences.size());
-  for (std::size_t i = 0; i < n; ++i)
-    if (a.confidences[i] != b.confidences[i]) return a.confidences[i] < b.confidences[i] ? -1 : 1;
-  return a.confidences.size() < b.confidences.size() ? -1 : a.confidences.size() > b.confidences.size() ? 1 : 0;
+  return compare_confidences(a.confidences, b.confidences);
 }
 
 // What one thread reuses between sides: the prediction of each constant reached.
@@ -84,6 +94,7 @@ void predict(const std::vector<WalkedRule>& rules, int from, int open, RuleAggre
         at = static_cast<int>(s.reached.size());
         if (s.predictions.size() < s.reached.size()) s.predictions.emplace_back();
         s.predictions[static_cast<std::size_t>(at - 1)] = Prediction{};
+        s.predictions[static_cast<std::size_t>(at - 1)].first_rule = r.index;
       }
       Prediction& p = s.predictions[static_cast<std::size_t>(at - 1)];
       if (how == RuleAggregation::Max) p.confidences.push_back(r.confidence);
@@ -220,28 +231,22 @@ SideRank rank_side_rules_first(const SideRank& alone, const PredictedSide& side,
 
 }  // namespace
 
-std::vector<RulePrediction> predict_by_rules(const KnowledgeBase& kb, const std::vector<MinedRule>& rules, const Atom& atom,
-                                             int open) {
-  const RelationGraph g(kb);
-  PathWalker walker(g);
-  const int from = atom.args[static_cast<std::size_t>(1 - open)];
+std::vector<RulePrediction> predict_by_rules(const RelationGraph& graph, const std::vector<MinedRule>& rules,
+                                             const Atom& atom, int open) {
+  std::vector<WalkedRule> head_rules;
+  for (std::size_t i = 0; i < rules.size(); ++i)
+    if (rules[i].head == atom.predicate) head_rules.push_back({rules[i].confidence, rules[i].body, reversed_path(rules[i].body), i});
+  sort_by_confidence(head_rules);
+  SideScratch s;
+  s.slot.assign(static_cast<std::size_t>(graph.num_nodes()), 0);
+  PathWalker walker(graph);
+  predict(head_rules, atom.args[static_cast<std::size_t>(1 - open)], open, RuleAggregation::Max, s, walker);
   std::vector<RulePrediction> out;
-  std::vector<int> at(static_cast<std::size_t>(kb.constants.size()), -1);
-  std::vector<std::size_t> order(rules.size());
-  for (std::size_t i = 0; i < rules.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rules[a].confidence > rules[b].confidence; });
-  for (std::size_t i : order) {
-    const MinedRule& r = rules[i];
-    if (r.head != atom.predicate) continue;
-    for (int c : walker.walk(open == 1 ? r.body : reversed_path(r.body), from)) {
-      int& k = at[static_cast<std::size_t>(c)];
-      if (k < 0) k = static_cast<int>(out.size()), out.push_back({c, {}, i});
-      out[static_cast<std::size_t>(k)].confidences.push_back(r.confidence);
-    }
-  }
+  for (std::size_t i = 0; i < s.reached.size(); ++i)
+    out.push_back({s.reached[i], std::move(s.predictions[i].confidences), s.predictions[i].first_rule});
   std::sort(out.begin(), out.end(), [](const RulePrediction& a, const RulePrediction& b) {
-    return std::lexicographical_compare(b.confidences.begin(), b.confidences.end(), a.confidences.begin(), a.confidences.end()) ||
-           (a.confidences == b.confidences && a.constant < b.constant);
+    const int order = compare_confidences(a.confidences, b.confidences);
+    return order > 0 || (order == 0 && a.constant < b.constant);
   });
   return out;
 }
@@ -284,7 +289,9 @@ namespace {
 SideRank rank_side_with_evidence(const Atom& atom, int open, const std::vector<RankKey>& keys, const std::vector<double>& best,
                                  double weight, const std::unordered_set<Atom, AtomHash>& known) {
   const int truth = atom.args[static_cast<std::size_t>(open)];
-  const auto total = [&](int c) { return RankKey{keys[static_cast<std::size_t>(c)].score + weight * best[static_cast<std::size_t>(c)], keys[static_cast<std::size_t>(c)].tie_break}; };
+  const auto total = [&](int c) {
+    return with_rule_evidence(keys[static_cast<std::size_t>(c)], weight, best[static_cast<std::size_t>(c)]);
+  };
   const RankKey t = total(truth);
   long long above = 0, level = 0, corruptions = 0;
   Atom corrupted = atom;

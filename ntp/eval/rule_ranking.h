@@ -20,6 +20,7 @@
 
 #include "ntp/eval/ranking.h"
 #include "ntp/mine/mined_rule.h"
+#include "ntp/mine/relation_graph.h"
 
 #include <functional>
 #include <string>
@@ -49,6 +50,11 @@ RankingResult rank_by_rules(const KnowledgeBase& kb, const std::vector<MinedRule
                             const std::vector<Atom>& test, const std::unordered_set<Atom, AtomHash>& known,
                             const RuleRankingOptions& options = {});
 
+// -1, 0 or 1 as the confidences of the rules predicting one constant, each
+// list highest first, rank below, level with or above another's under max
+// aggregation: compared best first, a longer list winning an equal prefix.
+int compare_confidences(const std::vector<double>& a, const std::vector<double>& b);
+
 // A constant the rules predict at a side's open argument: the confidences
 // of the rules that reach it, highest first, and the first of those rules.
 struct RulePrediction {
@@ -57,9 +63,18 @@ struct RulePrediction {
   std::size_t best_rule = 0;  // index into the rules given
 };
 // Every constant predicted at argument `open` of the binary `atom` (its
-// other argument fixed), best first under max aggregation (ties: lower id first).
-std::vector<RulePrediction> predict_by_rules(const KnowledgeBase& kb, const std::vector<MinedRule>& rules, const Atom& atom,
-                                             int open);
+// other argument fixed), the rules walked over `graph` (the KB's facts),
+// best first under max aggregation (ties: lower id first).
+std::vector<RulePrediction> predict_by_rules(const RelationGraph& graph, const std::vector<MinedRule>& rules,
+                                             const Atom& atom, int open);
+
+// A model's key with a mined rule's evidence: its score plus `weight` times
+// the confidence of the best rule predicting the atom (0 if none), its
+// tie-break kept. The one formula ranking, answers and proofs use.
+inline double score_with_rule_evidence(double score, double weight, double confidence) { return score + weight * confidence; }
+inline RankKey with_rule_evidence(const RankKey& key, double weight, double confidence) {
+  return {score_with_rule_evidence(key.score, weight, confidence), key.tie_break};
+}
 
 // The same ranks with a model after the rules: constants the rules tie
 // (predicted alike, or not predicted at all) are ordered by the model's rank

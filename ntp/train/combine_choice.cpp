@@ -44,35 +44,46 @@ void measure_in_rounds(Model& model, const TrainingData& data, const ScoreOption
   const std::vector<Atom> atoms = dev_facts_measured(data, max_dev_atoms);
   const auto known = filter_set(model, data.dev);
   std::vector<double> reciprocal(std::size(kRules), 0.0);
-  std::size_t done = 0, sides = 0;
-  const Clock::time_point start = Clock::now();
-  Clock::time_point shown = start;
-  while (done < atoms.size()) {
-    if (limits.stop != nullptr && limits.stop->load()) { choice.stopped = true; break; }
-    if (done > 0 && limits.seconds > 0 && seconds_since(start) > limits.seconds) { choice.over_budget = true; break; }
-    const std::vector<Atom> round(atoms.begin() + static_cast<std::ptrdiff_t>(done),
-                                  atoms.begin() + static_cast<std::ptrdiff_t>(std::min(atoms.size(), done + kCombineChoiceRound)));
+  std::size_t sides = 0;
+  const RoundsDone done = rank_in_rounds(atoms, limits, progress, "under mean, max and proof", [&](const std::vector<Atom>& round) {
     for (std::size_t r = 0; r < std::size(kRules); ++r) {
       model.prover.combine = kRules[r];
       for (const SideRank& side : evaluate_ranking(model, round, known, scoring).ranks) reciprocal[r] += 1 / side.mean;
     }
-    done += round.size();
     sides += 2 * round.size();
-    if (progress && (done == atoms.size() || seconds_since(shown) > 10)) {
-      shown = Clock::now();
-      const double elapsed = seconds_since(start);
-      *progress << "  ranked " << done << "/" << atoms.size() << " dev atoms under mean, max and proof  elapsed "
-                << format_duration(elapsed) << "  eta "
-                << format_duration(elapsed / static_cast<double>(done) * static_cast<double>(atoms.size() - done))
-                << std::endl;
-    }
-  }
-  choice.dev_atoms = done;
+  });
+  choice.dev_atoms = done.atoms;
+  choice.over_budget = done.over_budget;
+  choice.stopped = done.stopped;
   if (sides == 0) return;
   for (std::size_t r = 0; r < std::size(kRules); ++r) choice.measured.emplace_back(kRules[r], reciprocal[r] / static_cast<double>(sides));
 }
 
 }  // namespace
+
+RoundsDone rank_in_rounds(const std::vector<Atom>& atoms, const ChoiceLimits& limits, std::ostream* progress,
+                          const std::string& what, const std::function<void(const std::vector<Atom>&)>& rank_round) {
+  RoundsDone done;
+  const Clock::time_point start = Clock::now();
+  Clock::time_point shown = start;
+  while (done.atoms < atoms.size()) {
+    if (limits.stop != nullptr && limits.stop->load()) { done.stopped = true; break; }
+    if (done.atoms > 0 && limits.seconds > 0 && seconds_since(start) > limits.seconds) { done.over_budget = true; break; }
+    const std::size_t end = std::min(atoms.size(), done.atoms + kCombineChoiceRound);
+    rank_round(std::vector<Atom>(atoms.begin() + static_cast<std::ptrdiff_t>(done.atoms),
+                                 atoms.begin() + static_cast<std::ptrdiff_t>(end)));
+    done.atoms = end;
+    if (progress && (done.atoms == atoms.size() || seconds_since(shown) > 10)) {
+      shown = Clock::now();
+      const double elapsed = seconds_since(start);
+      *progress << "  ranked " << done.atoms << "/" << atoms.size() << " dev atoms " << what << "  elapsed "
+                << format_duration(elapsed) << "  eta "
+                << format_duration(elapsed / static_cast<double>(done.atoms) * static_cast<double>(atoms.size() - done.atoms))
+                << std::endl;
+    }
+  }
+  return done;
+}
 
 CombineChoice choose_combine(Model& model, const TrainingData& data, std::size_t max_dev_atoms, std::ostream* progress,
                              const ChoiceLimits& limits) {

@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <utility>
@@ -35,6 +36,21 @@ struct ChoiceLimits {
   double seconds = 0;
   const std::atomic<bool>* stop = nullptr;
 };
+
+// How far a choice's rounds got before it ended.
+struct RoundsDone {
+  std::size_t atoms = 0;     // dev atoms ranked
+  bool over_budget = false;  // fewer than given: the time budget ran out
+  bool stopped = false;      // fewer than given: a stop was asked for
+};
+
+// Hands `atoms` to `rank_round` kCombineChoiceRound at a time, until all are
+// ranked, `limits.seconds` have passed (after one round at least) or
+// `limits.stop` is raised. `progress` (may be null) gets "  ranked N/M dev
+// atoms WHAT  elapsed E  eta T" every 10 seconds and at the end. Shared by
+// the choices made on dev after training (this one, mined_rules_choice.h).
+RoundsDone rank_in_rounds(const std::vector<Atom>& atoms, const ChoiceLimits& limits, std::ostream* progress,
+                          const std::string& what, const std::function<void(const std::vector<Atom>&)>& rank_round);
 
 struct CombineChoice {
   Combine chosen = Combine::Mean;

@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <cstdio>
@@ -27,13 +26,10 @@ bool can_choose_mined_rules(const TrainingData& data) {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
 // The rules to try: those mined at the defaults, or the one-atom rules
-// alone, whichever ranks the dev facts better by itself.
-// Ranks the `measured` dev atoms only (the whole dev file of a large KB
-// would take minutes), the other dev and test atoms filtered as true.
+// alone, whichever ranks the dev facts better by itself. Ranks the
+// `measured` dev atoms only (the whole dev file of a large KB would take
+// minutes), the other dev and test atoms filtered as true.
 RuleSetChoice rules_to_try(const TrainingData& data, const std::vector<Atom>& measured, const std::atomic<bool>* stop) {
   MineOptions mine;
   mine.stop = stop;
@@ -83,30 +79,19 @@ void rank_round(const Model& model, const std::vector<MinedRule>& rules, const s
 
 // Ranks `atoms` round by round, with and without the rules, until all are
 // done or the limits end it.
-Reciprocals rank_in_rounds(const Model& model, const std::vector<MinedRule>& rules, const std::vector<double>& weights,
+Reciprocals measure_weights(const Model& model, const std::vector<MinedRule>& rules, const std::vector<double>& weights,
                            const std::vector<Atom>& atoms, const std::unordered_set<Atom, AtomHash>& known,
                            const ChoiceLimits& limits, std::ostream* progress, MinedRulesChoice& choice) {
   ScoreOptions scoring;
   scoring.facts = make_fact_index(model, "exact");  // as `ntp eval` ranks
   Reciprocals sum;
   sum.with_rules.assign(weights.size(), 0.0);
-  const Clock::time_point start = Clock::now();
-  Clock::time_point shown = start;
-  std::size_t done = 0;
-  while (done < atoms.size()) {
-    if (limits.stop != nullptr && limits.stop->load()) { choice.stopped = true; break; }
-    if (done > 0 && limits.seconds > 0 && seconds_since(start) > limits.seconds) { choice.over_budget = true; break; }
-    const std::vector<Atom> round(atoms.begin() + static_cast<std::ptrdiff_t>(done),
-                                  atoms.begin() + static_cast<std::ptrdiff_t>(std::min(atoms.size(), done + kCombineChoiceRound)));
+  const RoundsDone done = rank_in_rounds(atoms, limits, progress, "with and without the rules", [&](const std::vector<Atom>& round) {
     rank_round(model, rules, weights, round, known, scoring, sum);
-    done += round.size();
-    if (progress && (done == atoms.size() || seconds_since(shown) > 10)) {
-      shown = Clock::now();
-      *progress << "  ranked " << done << "/" << atoms.size() << " dev atoms with and without the rules  elapsed "
-                << format_duration(seconds_since(start)) << std::endl;
-    }
-  }
-  choice.dev_atoms = done;
+  });
+  choice.dev_atoms = done.atoms;
+  choice.over_budget = done.over_budget;
+  choice.stopped = done.stopped;
   return sum;
 }
 
@@ -123,7 +108,7 @@ MinedRulesChoice choose_mined_rules(Model& model, const TrainingData& data, std:
   if (set.kept.empty() || (limits.stop != nullptr && limits.stop->load())) return choice;
   const std::vector<double> weights = weights_to_try(model.kb.constants.size());
   const Reciprocals sum =
-      rank_in_rounds(model, set.kept, weights, atoms, filter_set(model, data.dev), limits, progress, choice);
+      measure_weights(model, set.kept, weights, atoms, filter_set(model, data.dev), limits, progress, choice);
   if (sum.sides == 0) return choice;
   choice.measured = true;
   const double sides = static_cast<double>(sum.sides);

@@ -122,13 +122,19 @@ bool chooses_combine(const ModelOptions& model_options, const RunOptions& run, c
 constexpr double kChoiceShareOfTraining = 0.2;
 constexpr double kChoiceMinSeconds = 60;
 
+// The limits of a choice made after `training_seconds` of training.
+ChoiceLimits choice_limits(const RunOptions& run, double training_seconds) {
+  ChoiceLimits limits;
+  limits.seconds = std::max(kChoiceMinSeconds, kChoiceShareOfTraining * training_seconds);
+  limits.stop = run.stop;
+  return limits;
+}
+
 // The kept model's combine rule, chosen on dev and saved with it.
 CombineChoice choose_kept_combine(const TrainingData& data, const RunOptions& run, double training_seconds,
                                   std::ostream* progress) {
   Model kept = load_model(run.model_path);
-  ChoiceLimits limits;
-  limits.seconds = std::max(kChoiceMinSeconds, kChoiceShareOfTraining * training_seconds);
-  limits.stop = run.stop;
+  const ChoiceLimits limits = choice_limits(run, training_seconds);
   if (progress)
     *progress << "choosing the combine rule on " << dev_atoms_measured(data, kCombineChoiceDevAtoms)
               << " dev atoms (at most " << format_duration(limits.seconds) << ")" << std::endl;
@@ -276,15 +282,12 @@ RunResult train_model(const TrainingData& data, const ModelOptions& model_option
   return train_with_l2(data, model_options, options, run, chosen, progress);
 }
 
-
-// The trained model's mined rules, kept first when dev says so and saved with it.
+// The trained model's mined rules and their weight, kept when dev says so and saved with it.
 std::string choose_kept_mined_rules(const TrainingData& data, const RunOptions& run, double training_seconds,
                                     std::ostream* progress) {
   Model kept = load_model(run.model_path);
-  ChoiceLimits limits;
-  limits.seconds = std::max(kChoiceMinSeconds, kChoiceShareOfTraining * training_seconds);
-  limits.stop = run.stop;
-  if (progress) *progress << "mining rules and ranking dev with them first (at most " << format_duration(limits.seconds) << ")" << std::endl;
+  const ChoiceLimits limits = choice_limits(run, training_seconds);
+  if (progress) *progress << "mining rules and ranking dev with them (at most " << format_duration(limits.seconds) << ")" << std::endl;
   const MinedRulesChoice choice = choose_mined_rules(kept, data, kCombineChoiceDevAtoms, progress, limits);
   if (choice.kept) save_model(kept, run.model_path);
   return describe(choice);

@@ -42,6 +42,16 @@ ntp::TrainingData inverse_kb() {
   return data;
 }
 
+// A ranking request for `test`, written to `file` in the build folder.
+ntp::EvalRequest ranking_request(const ntp::Model& model, const std::vector<ntp::Atom>& test, const std::string& file) {
+  ntp::EvalRequest q;
+  q.protocol = "ranking";
+  q.test = std::string(NTP_BINARY_DIR) + "/" + file;
+  std::ofstream out(q.test);
+  for (const ntp::Atom& a : test) out << ntp::to_string(model.kb, a) << ".\n";
+  return q;
+}
+
 }  // namespace
 
 TEST_CASE("choose_mined_rules keeps mined rules that rank dev better than the model, and they rank in eval") {
@@ -72,14 +82,7 @@ TEST_CASE("choose_mined_rules keeps mined rules that rank dev better than the mo
     CHECK(loaded.mined_rules[i].body == model.mined_rules[i].body);
     CHECK(loaded.mined_rules[i].confidence == model.mined_rules[i].confidence);
   }
-  const std::string test_path = std::string(NTP_BINARY_DIR) + "/test_mined_rules_choice_test.nl";
-  {
-    std::ofstream out(test_path);
-    for (const ntp::Atom& a : data.test) out << ntp::to_string(loaded.kb, a) << ".\n";
-  }
-  ntp::EvalRequest q;
-  q.protocol = "ranking";
-  q.test = test_path;
+  ntp::EvalRequest q = ranking_request(loaded, data.test, "test_mined_rules_choice_test.nl");
   const ntp::EvalReport with_rules = ntp::evaluate(loaded, q);
   CHECK(with_rules.note.find("mined rules first") != std::string::npos);
   CHECK(with_rules.lines.front().rfind("MRR 1.0000", 0) == 0);
@@ -164,7 +167,8 @@ TEST_CASE("a finite weight adds the best rule's confidence to the score, alike i
   scoring.facts = ntp::make_fact_index(loaded, "exact");
   for (const ntp::Atom& fact : data.test) {
     // The reference: every constant's score plus half its best rule's confidence.
-    const std::vector<ntp::RulePrediction> predicted = ntp::predict_by_rules(loaded.kb, loaded.mined_rules, fact, 1);
+    const std::vector<ntp::RulePrediction> predicted =
+        ntp::predict_by_rules(ntp::RelationGraph(loaded.kb), loaded.mined_rules, fact, 1);
     std::vector<ntp::Atom> atoms(static_cast<std::size_t>(loaded.kb.constants.size()), fact);
     for (std::size_t c = 0; c < atoms.size(); ++c) atoms[c].args[1] = static_cast<int>(c);
     const std::vector<double> scores = ntp::score_atoms(loaded, atoms, scoring);
@@ -179,15 +183,7 @@ TEST_CASE("a finite weight adds the best rule's confidence to the score, alike i
     CHECK(e.score + 0.5 * e.mined_confidence == doctest::Approx(total[static_cast<std::size_t>(best)]));
   }
   // eval ranks as rank_with_rule_evidence does.
-  const std::string test_path = std::string(NTP_BINARY_DIR) + "/test_mined_rule_weight_test.nl";
-  {
-    std::ofstream out(test_path);
-    for (const ntp::Atom& a : data.test) out << ntp::to_string(loaded.kb, a) << ".\n";
-  }
-  ntp::EvalRequest q;
-  q.protocol = "ranking";
-  q.test = test_path;
-  const ntp::EvalReport report = ntp::evaluate(loaded, q);
+  const ntp::EvalReport report = ntp::evaluate(loaded, ranking_request(loaded, data.test, "test_mined_rule_weight_test.nl"));
   CHECK(report.note.find("0.5 x the best rule's confidence added") != std::string::npos);
   const auto known = ntp::filter_set(loaded, data.test);
   const ntp::RankingResult expected = ntp::rank_with_rule_evidence(loaded, loaded.mined_rules, {0.5}, data.test, known, scoring).front();
