@@ -70,9 +70,8 @@ std::vector<RankKey> rank_keys(const Model& model, const std::vector<Atom>& atom
   return keys;
 }
 
-CountriesResult evaluate_countries(const Model& model, const std::vector<std::string>& test_countries,
-                                   const std::vector<std::string>& regions, const std::vector<Atom>& truth,
-                                   const ScoreOptions& options) {
+CountriesAtoms countries_atoms(const Model& model, const std::vector<std::string>& test_countries,
+                               const std::vector<std::string>& regions, const std::vector<Atom>& truth) {
   const int located_in = model.kb.predicates.find("locatedIn");
   if (located_in < 0) throw std::invalid_argument("countries protocol: the model has no predicate 'locatedIn'");
   std::unordered_set<Atom, AtomHash> true_facts(truth.begin(), truth.end());
@@ -81,20 +80,29 @@ CountriesResult evaluate_countries(const Model& model, const std::vector<std::st
     if (id < 0) throw std::invalid_argument("countries protocol: unknown constant '" + name + "'");
     return id;
   };
-  std::vector<Atom> atoms;
-  std::vector<int> labels;
+  CountriesAtoms out;
   for (const std::string& c : test_countries)
     for (const std::string& r : regions) {
       Atom a{located_in, {constant(c), constant(r)}};
-      labels.push_back(true_facts.count(a) ? 1 : 0);
-      atoms.push_back(std::move(a));
+      out.labels.push_back(true_facts.count(a) ? 1 : 0);
+      out.atoms.push_back(std::move(a));
     }
+  return out;
+}
+
+CountriesResult countries_result(const std::vector<RankKey>& keys, const std::vector<int>& labels) {
   CountriesResult result;
-  const std::vector<RankKey> keys = rank_keys(model, atoms, options);
   result.auc_pr = average_precision_by_key(keys, labels);
   result.scored = static_cast<int>(keys.size());
   result.positives = static_cast<int>(std::count(labels.begin(), labels.end(), 1));
   return result;
+}
+
+CountriesResult evaluate_countries(const Model& model, const std::vector<std::string>& test_countries,
+                                   const std::vector<std::string>& regions, const std::vector<Atom>& truth,
+                                   const ScoreOptions& options) {
+  const CountriesAtoms pool = countries_atoms(model, test_countries, regions, truth);
+  return countries_result(rank_keys(model, pool.atoms, options), pool.labels);
 }
 
 ClassificationResult evaluate_classification(const Model& model, const std::vector<Atom>& dev,

@@ -60,6 +60,16 @@ struct CountriesResult {
 CountriesResult evaluate_countries(const Model& model, const std::vector<std::string>& test_countries,
                                    const std::vector<std::string>& regions, const std::vector<Atom>& truth,
                                    const ScoreOptions& options = {});
+// The protocol in two halves, for keys of another kind (rule_keys.h): the
+// atoms locatedIn(c, r) for every test country c and region r with their
+// labels, and the average precision of one key per atom.
+struct CountriesAtoms {
+  std::vector<Atom> atoms;
+  std::vector<int> labels;  // 1 for an atom of `truth`
+};
+CountriesAtoms countries_atoms(const Model& model, const std::vector<std::string>& test_countries,
+                               const std::vector<std::string>& regions, const std::vector<Atom>& truth);
+CountriesResult countries_result(const std::vector<RankKey>& keys, const std::vector<int>& labels);
 
 // The atoms a filtered ranking leaves out: the model's facts, the dev and
 // test facts it saw in training (Model::filter_facts), `test`, and the true

@@ -3,6 +3,7 @@
 #include "ntp/eval/protocol.h"
 
 #include "ntp/eval/ranking.h"
+#include "ntp/eval/rule_keys.h"
 #include "ntp/eval/rule_ranking.h"
 #include "ntp/mine/rules_file.h"
 #include "ntp/model/complex.h"
@@ -14,6 +15,7 @@
 #include "ntp/kb/atomic_file.h"
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <ostream>
 #include <stdexcept>
@@ -34,10 +36,50 @@ std::string ranking_line(const RankingMetrics& m, const std::string& how) {
          format_fixed(m.hits3, 4) + "  HITS@10 " + format_fixed(m.hits10, 4) + "  (" + how + ")";
 }
 
+// Whether a request ranks by mined rules: a file's (--rules), or the
+// model's own when the model's score is asked for.
+bool ranks_by_rules(const Model& model, const EvalRequest& q) {
+  return !q.rules.empty() || (!model.mined_rules.empty() && q.score == "model");
+}
+
+// How a request ranks by mined rules, for the report.
+std::string mined_rules_note(const Model& model, const EvalRequest& q, std::size_t file_rules) {
+  if (q.rules.empty()) {
+    const double w = model.mined_rule_weight;
+    return "ranking with the model's " + std::to_string(model.mined_rules.size()) + " mined rules " +
+           (std::isinf(w) ? std::string("first, its score ordering what they tie")
+                          : "beside its score (" + format_number(w) + " x the best rule's confidence added)") +
+           ", as training chose on dev; --score proof, complex, max or mean ranks by the neural parts alone";
+  }
+  return "ranking with the " + std::to_string(file_rules) + " rules of " + q.rules +
+         " applied symbolically over the model's facts (" + q.aggregation + " of their confidences), " +
+         (q.rule_ties == "model" ? "their ties broken by the model's score" : "not the model");
+}
+
+void check_rule_ties(const EvalRequest& q) {
+  if (q.rule_ties != "mean" && q.rule_ties != "model")
+    throw std::invalid_argument("rule ties are mean or model, got '" + q.rule_ties + "'");
+}
+
+// The Countries atoms' keys by mined rules (rule_keys.h), as ranks_by_rules says.
+std::vector<RankKey> countries_rule_keys(const Model& model, const std::vector<Atom>& atoms, const ScoreOptions& scoring,
+                                         const EvalRequest& q, EvalReport& report) {
+  check_rule_ties(q);
+  const std::vector<MinedRule> rules = q.rules.empty() ? model.mined_rules : read_mined_rules(q.rules, model.kb);
+  report.note = mined_rules_note(model, q, rules.size());
+  RuleEvidence evidence;
+  evidence.aggregation = rule_aggregation_from_name(q.aggregation);
+  evidence.weight = q.rules.empty() ? model.mined_rule_weight : std::numeric_limits<double>::infinity();
+  if (q.rules.empty() || q.rule_ties == "model") evidence.model_keys = rank_keys(model, atoms, scoring);
+  return rule_evidence_keys(model.kb, rules, atoms, evidence);
+}
+
 void countries(const Model& model, const EvalRequest& q, const ScoreOptions& scoring, EvalReport& report) {
   const std::vector<Atom> truth = read_truth(q.truth, model);
-  const CountriesResult res =
-      evaluate_countries(model, read_names(q.test), read_names(q.regions), truth, scoring);
+  const CountriesAtoms pool = countries_atoms(model, read_names(q.test), read_names(q.regions), truth);
+  const std::vector<RankKey> keys = ranks_by_rules(model, q) ? countries_rule_keys(model, pool.atoms, scoring, q, report)
+                                                             : rank_keys(model, pool.atoms, scoring);
+  const CountriesResult res = countries_result(keys, pool.labels);
   report.lines.push_back("AUC-PR " + format_number(100 * res.auc_pr) + " over " + std::to_string(res.scored) +
                          " atoms (" + std::to_string(res.positives) + " true)");
   report.json = JsonObject().add("auc_pr", res.auc_pr).text();
@@ -111,24 +153,18 @@ RankingResult rank_by_mined_rules(const Model& model, const std::vector<Atom>& r
                                   const std::unordered_set<Atom, AtomHash>& known, const ScoreOptions& scoring,
                                   const EvalRequest& q, EvalReport& report) {
   const RuleAggregation how = rule_aggregation_from_name(q.aggregation);
-  if (q.rule_ties != "mean" && q.rule_ties != "model")
-    throw std::invalid_argument("rule ties are mean or model, got '" + q.rule_ties + "'");
+  check_rule_ties(q);
   RankingOptions options;
   options.progress = q.progress;
   options.one_by_one = q.one_by_one;  // the model's own ranking, checked one by one
   if (q.rules.empty()) {
     const double w = model.mined_rule_weight;
-    report.note = "ranking with the model's " + std::to_string(model.mined_rules.size()) + " mined rules " +
-                  (std::isinf(w) ? std::string("first, its score ordering what they tie")
-                                 : "beside its score (" + format_number(w) + " x the best rule's confidence added)") +
-                  ", as training chose on dev; --score proof, complex, max or mean ranks by the neural parts alone";
+    report.note = mined_rules_note(model, q, 0);
     if (std::isinf(w)) return rank_rules_first(model, model.mined_rules, ranked, known, scoring, how, options);
     return rank_with_rule_evidence(model, model.mined_rules, {w}, ranked, known, scoring, options).front();
   }
   const std::vector<MinedRule> rules = read_mined_rules(q.rules, model.kb);
-  report.note = "ranking with the " + std::to_string(rules.size()) + " rules of " + q.rules +
-                " applied symbolically over the model's facts (" + q.aggregation + " of their confidences), " +
-                (q.rule_ties == "model" ? "their ties broken by the model's score" : "not the model");
+  report.note = mined_rules_note(model, q, rules.size());
   if (q.rule_ties == "model") return rank_rules_first(model, rules, ranked, known, scoring, how, options);
   RuleRankingOptions alone;
   alone.aggregation = how;
@@ -142,7 +178,7 @@ void ranking(const Model& model, const EvalRequest& q, const ScoreOptions& given
   const std::unordered_set<Atom, AtomHash> known = filter_set(model, atoms, q.filter);  // every triple, sampled or not
   const std::vector<Atom> ranked = triples_to_rank(atoms, q);
   const ScoreOptions scoring = exact_unless_named(model, q, given, report);
-  const bool by_rules = !q.rules.empty() || (!model.mined_rules.empty() && q.score == "model");
+  const bool by_rules = ranks_by_rules(model, q);
   const RankingResult result = by_rules ? rank_by_mined_rules(model, ranked, known, scoring, q, report)
                                         : rank_by_model(model, ranked, known, scoring, q);
   if (!q.ranks.empty()) write_ranks(q.ranks, model, ranked, result);
@@ -225,8 +261,8 @@ EvalReport evaluate(const Model& model, const EvalRequest& q, std::shared_ptr<Fa
   if (q.tie_break != "support" && q.tie_break != "none")
     throw std::invalid_argument("tie-break is support or none, got '" + q.tie_break + "'");
   if (!q.index.empty()) check_fact_index_kind(q.index);
-  if (!q.rules.empty() && q.protocol != "ranking")
-    throw std::invalid_argument("mined rules rank under the ranking protocol only, not '" + q.protocol + "'");
+  if (!q.rules.empty() && q.protocol == "classification")
+    throw std::invalid_argument("mined rules rank under the ranking and countries protocols, not classification");
   if (q.sample > 0 && q.protocol != "ranking")
     throw std::invalid_argument("a sample of the test set is for the ranking protocol only, not '" + q.protocol + "'");
   ScoreOptions scoring;

@@ -441,6 +441,39 @@ TEST_CASE("mine writes rules that eval ranks with and train starts from; rules s
   CHECK(bad_ties.status == 2);
 }
 
+TEST_CASE("eval scores Countries by mined rules: alone over --train, or the rules first with a model") {
+  // Two regions, each with a subregion; the test countries' own locatedIn
+  // facts are missing (as Countries S2 and S3), but their neighbours' are not.
+  write("c_train.nl",
+        "locatedIn(sa, ra). locatedIn(sb, rb).\n"
+        "locatedIn(a1, sa). locatedIn(a1, ra). locatedIn(a2, sa). locatedIn(a2, ra). locatedIn(a3, sa). locatedIn(a3, ra).\n"
+        "locatedIn(b1, sb). locatedIn(b1, rb). locatedIn(b2, sb). locatedIn(b2, rb). locatedIn(b3, sb). locatedIn(b3, rb).\n"
+        "neighborOf(a1, a2). neighborOf(a2, a1). neighborOf(a2, a3). neighborOf(a3, a2). neighborOf(b1, b2). neighborOf(b2, b1).\n"
+        "neighborOf(b2, b3). neighborOf(b3, b2). neighborOf(ta, a1). neighborOf(a1, ta). neighborOf(tb, b3). neighborOf(b3, tb).\n");
+  write("c_test.txt", "ta\ntb\n");
+  write("c_regions.txt", "ra\nrb\n");
+  write("c_truth.nl", "locatedIn(ta, ra). locatedIn(tb, rb).\n");
+  const std::string rules = kWork + "/c_rules.tsv", files = " --test " + kWork + "/c_test.txt --regions " + kWork +
+                                                             "/c_regions.txt --truth " + kWork + "/c_truth.nl";
+  REQUIRE(ntp("mine --train " + kWork + "/c_train.nl --max-atoms 3 --quiet --out " + rules).status == 0);
+  const Run alone = ntp("eval --protocol countries --train " + kWork + "/c_train.nl --rules " + rules + files + " --json");
+  REQUIRE_MESSAGE(alone.status == 0, alone.err);
+  CHECK(alone.out.find("ranking with the ") == 0);
+  CHECK(json_value(last_line(alone.out), "auc_pr") == 1);  // each test country reached only its own region
+  write("c_templates.nlt", "2 #1(X, Y) :- #2(X, Z), #3(Z, Y).\n");
+  const std::string model = kWork + "/c.ntp";
+  REQUIRE(ntp("train --train " + kWork + "/c_train.nl --templates " + kWork + "/c_templates.nlt --model " + model +
+              " --dim 8 --epochs 2 --seed 1 --threads 1 --quiet").status == 0);
+  const Run first = ntp("eval --model " + model + " --protocol countries --rules " + rules + " --rule-ties model" + files);
+  REQUIRE_MESSAGE(first.status == 0, first.err);
+  CHECK(first.out.find("their ties broken by the model's score") != std::string::npos);
+  CHECK(first.out.find("AUC-PR 100 over 4 atoms (2 true)") != std::string::npos);
+  const Run classification = ntp("eval --model " + model + " --protocol classification --rules " + rules +
+                                 " --dev " + kWork + "/c_truth.nl --test " + kWork + "/c_truth.nl");
+  CHECK(classification.status == 2);
+  CHECK(classification.err.find("not classification") != std::string::npos);
+}
+
 TEST_CASE("mine refuses what it cannot read, with the file and line") {
   const std::string bad = kWork + "/bad_rules.tsv";
   std::ofstream(bad) << "0.5\t0.5\t0.5\t2\t4\tfatherOf(X, Y) :- nobody(Y, X)\n";

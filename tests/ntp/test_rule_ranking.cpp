@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "kb_from_text.h"
+#include "rule_reference.h"
 #include "ntp/eval/rule_ranking.h"
 #include "ntp/index/make_fact_index.h"
 #include "ntp/model/model.h"
@@ -15,25 +16,6 @@
 #include <random>
 
 namespace {
-
-bool holds(const ntp::KnowledgeBase& kb, int step, int a, int b) {
-  const int r = ntp::step_relation(step);
-  return ntp::is_backward(step) ? kb.contains({r, {b, a}}) : kb.contains({r, {a, b}});
-}
-
-// Whether the rule's body leads from x to y through distinct constants.
-bool body_connects(const ntp::KnowledgeBase& kb, const ntp::MinedRule& r, int x, int y) {
-  if (x == y) return false;
-  if (r.body.size() == 1) return holds(kb, r.body[0], x, y);
-  const int n = kb.constants.size();
-  for (int z = 0; z < n; ++z) {
-    if (z == x || z == y || !holds(kb, r.body[0], x, z)) continue;
-    if (r.body.size() == 2 && holds(kb, r.body[1], z, y)) return true;
-    for (int w = 0; w < n && r.body.size() == 3; ++w)
-      if (w != x && w != y && w != z && holds(kb, r.body[1], z, w) && holds(kb, r.body[2], w, y)) return true;
-  }
-  return false;
-}
 
 // A model's score for tests: a fixed function of the atom, with ties (5 values).
 double fake_score(const ntp::Atom& a) { return static_cast<double>((a.args[0] * 7 + a.args[1] * 3 + a.predicate) % 5); }
@@ -74,22 +56,6 @@ double reference_rank(const ntp::KnowledgeBase& kb, const std::vector<ntp::Mined
     else if (p == mine) equal += 1;
   }
   return 1 + above + equal / 2;
-}
-
-// A random KB of 3 predicates over `constants` constants from `draws` random
-// atoms, every `every`-th new one held out into `held_out` instead.
-ntp::KnowledgeBase random_split(unsigned seed, int constants, int draws, int every, std::vector<ntp::Atom>& held_out) {
-  std::mt19937 rng(seed);
-  ntp::KnowledgeBase kb;
-  for (int p = 0; p < 3; ++p) kb.predicates.intern("p" + std::to_string(p));
-  for (int c = 0; c < constants; ++c) kb.constants.intern("c" + std::to_string(c));
-  std::uniform_int_distribution<int> pick_p(0, 2), pick_c(0, constants - 1);
-  for (int i = 0; i < draws; ++i) {
-    const ntp::Atom a{pick_p(rng), {pick_c(rng), pick_c(rng)}};
-    if (i % every == 0 && !kb.contains(a)) held_out.push_back(a);
-    else kb.add_fact(a);
-  }
-  return kb;
 }
 
 }  // namespace

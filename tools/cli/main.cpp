@@ -309,7 +309,10 @@ std::function<void(std::size_t, std::size_t)> progress_line(const std::string& v
 // `ntp eval --train F --rules R` without a model: the training facts, with
 // the test and --filter files' symbols known and their atoms filtering.
 ntp::TrainingData facts_to_rank_over(const cxxopts::ParseResult& r) {
-  ntp::TrainingData data = ntp::read_training_data(get<std::string>(r, "train"), "", "", get<std::string>(r, "test"));
+  // The ranking protocol's test facts join the KB's symbols; Countries' test file names countries.
+  const bool test_facts = r.count("protocol") && r["protocol"].as<std::string>() == "ranking";
+  ntp::TrainingData data =
+      ntp::read_training_data(get<std::string>(r, "train"), "", "", test_facts ? get<std::string>(r, "test") : "");
   if (r.count("filter"))
     for (const std::string& file : r["filter"].as<std::vector<std::string>>())
       for (const ntp::Atom& a : ntp::read_true_atoms(file, data.kb, ntp::NewSymbols::Allow)) data.dev.push_back(a);
@@ -336,8 +339,8 @@ void add_eval_options(cxxopts::Options& o) {
      "(the sum of their proof paths' scores): support, or none (ties at the mean rank)",
      cxxopts::value<std::string>()->default_value("support"));
   o.add_options("Mined rules")
-    ("rules", "ranking: rank with the mined rules of this file (`ntp mine`) applied symbolically over the model's "
-     "facts, not with the model: the rules-alone baseline", cxxopts::value<std::string>())
+    ("rules", "ranking and countries: rank with the mined rules of this file (`ntp mine`) applied symbolically "
+     "over the model's facts, not with the model: the rules-alone baseline", cxxopts::value<std::string>())
     ("aggregation", "with --rules: how a constant's predicting rules combine: max (the best rule's confidence, ties "
      "broken by the next) or noisy-or", cxxopts::value<std::string>()->default_value("max"))
     ("rule-ties", "with --rules: constants the rules tie take their mean rank (mean), or are ordered by the "
