@@ -10,10 +10,9 @@
 # By default (--recipe defaults) every data set is trained with `ntp train`'s
 # default options: one recipe for all, chosen on the dev splits of all of them
 # together (docs/RESULTS.md, "One recipe"); options after `--` are the only
-# ones added; as `--combine auto` does for a run given dev facts, an NTPλ
-# Countries run's L2 value and combine rule are chosen on dev (models trained
-# without the dev countries, choose_on_dev below) unless --combine is among
-# them. --recipe per-set runs the older per-data-set recipes, kept as a
+# ones added; Countries' training files come with no dev facts, so `ntp
+# train` holds some out of them to make its choices on (--dev-from-train),
+# and the row names what it chose. --recipe per-set runs the older per-data-set recipes, kept as a
 # comparison, chosen on dev splits only:
 # - Countries with batch 50, as plain NTP with the references' lr 0.001,
 #   except S2 and S3 with k = 0, trained as NTPλ (--complex) with lr 0.01 and
@@ -131,7 +130,7 @@ per_set_recipe() {
   printf '%s\n' "${OLD_DEFAULTS[@]}"
   case $set in
     countries_s*)
-      printf '%s\n' --batch 50
+      printf '%s\n' --batch 50 --dev-from-train=false
       if [[ $set == countries_s2 || ( $set == countries_s3 && $k == 0 ) ]]; then
         printf '%s\n' --complex --combine proof --lr 0.01
       elif [[ $set == countries_s3 ]]; then
@@ -175,54 +174,14 @@ countries_args() {
   printf '%s\n' --protocol countries --test "$2" --regions "$dir/regions.txt" --truth "$dir/countries.nl"
 }
 
-# l2_values [options]: the L2 values a Countries run chooses from on dev, as
-# `ntp train` does for a run given dev facts: those of the --l2 among the
-# options, else `ntp train`'s default (one value or several, comma-separated).
-l2_values() {
-  local given= prev=
-  for a in "$@"; do
-    [[ $prev == --l2 ]] && given=$a
-    [[ $a == --l2=* ]] && given=${a#--l2=}
-    prev=$a
-  done
-  if [[ -n $given ]]; then echo "$given"; return; fi
-  "$ntp" train --help | tr -s ' \n' ' ' | grep -o -- '--l2 arg .*' | grep -o '(default: [^)]*)' | head -n 1 |
-    sed -E 's/\(default: ([^)]*)\)/\1/'
-}
-
-# choose_on_dev SET K SEED [options]: the defaults' choices for a Countries
-# run, made on dev as `ntp train` makes them for a run given dev facts (the
-# L2 value when there are several, then the NTPλ combine rule). Countries'
-# training file holds no dev facts, so for each L2 value a model with the
-# same options and seed is trained on the file minus the dev countries
-# (countries_dev), each rule (mean, max or proof) is measured on them, and
-# the best pair is kept (the earlier value, then the earlier rule, on a
-# tie). Prints "L2 RULE (dev auc_pr: l2 V: mean X, max Y, proof Z; ...)";
-# RULE is - for a plain model.
-choose_on_dev() {
-  local set=$1 k=$2 seed=$3 dev values l2 tag
-  shift 3
-  dev=$(countries_dev "$set") || return 1
-  values=$(l2_values "$@")
-  local args rule value best_l2= best=- best_value=-1 measured=() per_l2
-  mapfile -t args < <(countries_args "$set" "$dev/dev.txt")
-  for l2 in ${values//,/ }; do
-    tag=$out/$set.k$k.seed$seed.devchoice.l2-$l2
-    train_countries "$set" "$k" "$seed" "$dev/train.nl" "$tag" "$@" --l2 "$l2" || return 1
-    per_l2=()
-    for rule in mean max proof; do
-      if ! value=$(first_metric "$tag.model" "$rule" "${args[@]}" 2> "$tag.eval.log"); then
-        grep -q "trained without it" "$tag.eval.log" || return 1
-        rule=-  # a plain model: no rule to choose
-        value=$(first_metric "$tag.model" model "${args[@]}" 2> "$tag.eval.log") || return 1
-      fi
-      per_l2+=("$rule $(printf '%.4f' "$value")")
-      if awk -v v="$value" -v b="$best_value" 'BEGIN { exit !(v > b) }'; then best_l2=$l2 best=$rule best_value=$value; fi
-      [[ $rule == - ]] && break
-    done
-    measured+=("l2 $l2: $(IFS=,; echo "${per_l2[*]}" | sed 's/,/, /g')")
-  done
-  echo "$best_l2 $best (dev auc_pr: $(IFS=';'; echo "${measured[*]}" | sed 's/;/; /g'))"
+# program_choices LOG: what `ntp train` chose on dev, from its log: "L2 V,
+# rule R, mined rules kept (rules first|weight W, SET)|not kept".
+program_choices() {
+  local l2 rule mined
+  l2=$(sed -n 's/^L2 chosen on dev: \([^ ]*\).*/\1/p' "$1")
+  rule=$(sed -n 's/^combine rule chosen on dev: \([a-z]*\).*/\1/p' "$1")
+  mined=$(sed -n 's/^mined rules, on dev: \(not kept\|kept, [a-z0-9. ]*\): [0-9]* mined rules, \([a-z -]*\) (.*/\1 (\2)/p' "$1")
+  echo "L2 ${l2:--}, rule ${rule:--}, mined rules ${mined:--}"
 }
 
 # run SET K SEED: trains, evaluates, prints a table row.
@@ -239,19 +198,10 @@ run() {
         dev=$(countries_dev "$set")
         train=$dev/train.nl countries=$dev/dev.txt
       fi
-      # The defaults choose on dev what `ntp train` chooses for a run given
-      # dev facts (the L2 value among several, an NTPλ model's combine rule);
-      # Countries' dev is carved out of its training file.
-      local chosen=()
-      if [[ $recipe_kind == defaults && $split == test && " ${extra[*]} " != *" --combine"[\ =]* ]]; then
-        choice=$(choose_on_dev "$set" "$k" "$seed" "${extra[@]}") ||
-          { echo "reproduce.sh: choosing $set's settings on dev failed (see $out/$set.dev.log and $tag.devchoice.*log)" >&2; exit 1; }
-        chosen=(--l2 "${choice%% *}")
-        local rule=${choice#* }
-        rule=${rule%% *}
-        [[ $rule != - ]] && score_args=(--score "$rule")
-      fi
-      train_countries "$set" "$k" "$seed" "$train" "$tag" "${recipe[@]}" "${extra[@]}" "${chosen[@]}"
+      # The defaults: `ntp train` holds dev facts out of the training file
+      # itself and makes its choices on them (L2, the combine rule, mined rules).
+      train_countries "$set" "$k" "$seed" "$train" "$tag" "${recipe[@]}" "${extra[@]}"
+      [[ $recipe_kind == defaults ]] && choice=$(program_choices "$tag.log")
       metric=auc_pr
       mapfile -t eval_args < <(countries_args "$set" "$countries") ;;
     nations|umls|kinship)
@@ -310,7 +260,7 @@ run() {
   fi
   seconds=$(field "$tag.time" "Elapsed \(wall clock\)" | awk -F: '{ if (NF == 3) print $1*3600+$2*60+$3; else print $1*60+$2 }')
   peak=$(( $(field "$tag.time" "Maximum resident set size") / 1024 ))
-  echo "| $set | $k | $seed | ${recipe[*]} ${extra[*]}${choice:+ chosen on dev (L2, rule): $choice} | $metric | $json | $proof_only | $max_rule | $seconds | $(awk -v s="$seconds" -v e="$run_epochs" 'BEGIN { printf "%.2f", s / e }') | $eval_seconds | $peak | $recall |"
+  echo "| $set | $k | $seed | ${recipe[*]} ${extra[*]}${choice:+ chosen on dev held out of the training file: $choice} | $metric | $json | $proof_only | $max_rule | $seconds | $(awk -v s="$seconds" -v e="$run_epochs" 'BEGIN { printf "%.2f", s / e }') | $eval_seconds | $peak | $recall |"
 }
 
 # run_rules SET: the rules `ntp mine` counts on SET's training facts (its

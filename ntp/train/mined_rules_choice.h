@@ -2,8 +2,9 @@
 // and how much they weigh, chosen on dev.
 //
 // After training, the rules the training facts support are mined
-// (mine/miner.h at its defaults, or the one-atom rules alone when those rank
-// the dev facts better: rule_choice.h), and the dev facts the combine choice
+// (mine/miner.h at its defaults, chains of two; chains of three on a KB of
+// few relations; or the one-atom rules alone: whichever set ranks the dev
+// facts best by itself, rule_choice.h), and the dev facts the combine choice
 // measures (at most kCombineChoiceDevAtoms) are ranked by the model alone and
 // with the rules' evidence (eval/rule_ranking.h): first, the model ordering
 // what they tie (weight infinity, at the cost of the model's bounded
@@ -29,6 +30,11 @@ namespace ntp {
 // The finite weights tried, and the largest KB they are tried on.
 constexpr double kRuleWeights[] = {0.5, 1, 2};
 constexpr int kMaxConstantsForRuleWeights = 2000;
+// Chains of three are tried beside chains of two and one-atom rules on KBs
+// whose three-atom bodies are at most this many ((2R)^3, R relations: R <= 8).
+// Nations' 55 relations would take minutes and gigabytes to mine them, for a
+// worse dev ranking (docs/RESULTS.md); Countries' two need them for S3.
+constexpr long long kMaxThreeAtomBodies = 4096;
 
 struct MinedRulesChoice {
   bool measured = false;   // false: no dev facts to rank, or nothing mined
@@ -51,6 +57,10 @@ bool can_choose_mined_rules(const TrainingData& data);
 MinedRulesChoice choose_mined_rules(Model& model, const TrainingData& data,
                                     std::size_t max_dev_atoms = kCombineChoiceDevAtoms, std::ostream* progress = nullptr,
                                     const ChoiceLimits& limits = {});
+
+// The rules of `kb` mined as the choice mined `chosen` (its bodies' length):
+// the rules a model trained on more facts than the choice saw keeps.
+std::vector<MinedRule> mine_rules_like(const KnowledgeBase& kb, const std::vector<MinedRule>& chosen);
 
 // "kept with weight 2: 4,778 mined rules, chains (...); dev mrr: model alone 0.7644, rules first 0.6781, 0.5 0.7970, ..."
 std::string describe(const MinedRulesChoice& choice);

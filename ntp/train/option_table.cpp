@@ -140,8 +140,8 @@ void add_model_settings(std::vector<TrainOption>& t) {
   t.push_back({"combine", OptionGroup::Model, OptionKind::Name,
                "NTPλ's score: max or mean of the proof and ComplEx scores, or proof (the proof score alone: "
                "ComplEx only shapes the embeddings in training), or dev (whichever of the three ranks, or "
-               "classifies, at most 500 dev facts best after training; needs --dev), or auto (dev when --dev "
-               "is given, else mean)",
+               "classifies, at most 500 dev facts best after training; needs --dev), or auto (dev when there are "
+               "dev facts, given by --dev or held out by --dev-from-train, else mean)",
                combine_text, set_combine});
   t.push_back({"attention", OptionGroup::Model, OptionKind::Flag,
                "rule slots are softmax mixes of the KB's predicates (GNTP's attention), so rules cannot drift "
@@ -210,8 +210,8 @@ void add_learning_settings(std::vector<TrainOption>& t) {
                [](S& s, V v) { s.train.learning_rate = read_number(v); }});
   t.push_back({"l2", OptionGroup::Learning, OptionKind::Numbers,
                "L2 regularisation (each step, on the embeddings it touched); several values (1e-4,1e-3; a list in Python) train "
-               "one model each and keep the best on at most 500 dev facts (needs --dev to choose; without it "
-               "the first value)",
+               "one model each and keep the best on at most 500 dev facts (given by --dev or held out: "
+               "--dev-from-train; without either, the first value)",
                l2_text, set_l2});
   t.push_back({"l2-predicates", OptionGroup::Learning, OptionKind::Number,
                "L2 on the predicate table's rows (relations, free rule slots) instead of --l2 (-1 = --l2's)",
@@ -270,9 +270,16 @@ void add_run_settings(std::vector<TrainOption>& t) {
   t.push_back({"mined-rules", OptionGroup::Dev, OptionKind::Switch,
                "after training, mine the rules the training facts support and keep them in the model beside its "
                "score (ranked first, or their confidence added with a weight) when dev says they rank better (needs "
-               "--dev; `ntp eval --score` still names the neural parts alone); --mined-rules=false keeps the model alone",
+               "dev facts: --dev or --dev-from-train; `ntp eval --score` still names the neural parts alone); "
+               "--mined-rules=false keeps the model alone",
                [](const S& s) { return text(s.run.mined_rules_on_dev); },
                [](S& s, V v) { s.run.mined_rules_on_dev = read_bool(v); }});
+  t.push_back({"dev-from-train", OptionGroup::Dev, OptionKind::Switch,
+               "with no --dev, on a KB of at most 20,000 facts: hold 10% of the training facts out (at most 500) to "
+               "make the choices above on, then train on every fact with the values chosen (three trainings in "
+               "all); --dev-from-train=false makes no choice without --dev",
+               [](const S& s) { return text(s.run.dev_from_train); },
+               [](S& s, V v) { s.run.dev_from_train = read_bool(v); }});
   t.push_back({"resume", OptionGroup::Output, OptionKind::Flag,
                "continue from the checkpoint MODEL.ckpt (written after every epoch and on Ctrl-C) with the same "
                "options; --epochs may grow",

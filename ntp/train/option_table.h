@@ -30,7 +30,10 @@ struct TrainSettings {
   ModelOptions model;
   TrainOptions train;
   RunOptions run;
-  TrainSettings() { run.l2_choices = {1e-4, 1e-3}; }
+  TrainSettings() {
+    run.l2_choices = {1e-4, 1e-3};
+    run.dev_from_train = true;
+  }
 };
 
 // The value a setting takes, as text:

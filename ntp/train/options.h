@@ -196,6 +196,10 @@ struct RunOptions {
   // and keep them beside the model's score, with the weight dev chooses, when
   // they rank dev better (mined_rules_choice.h). False: the model alone.
   bool mined_rules_on_dev = true;
+  // Given no dev facts, hold some out of the training facts to make the
+  // choices above on, then train on every fact with them (carved_dev.h).
+  // The front ends do (TrainSettings); the library's default does not.
+  bool dev_from_train = false;
   // May be raised at any time (by a signal handler): the run finishes its
   // step, writes the checkpoint and returns. Null: the run is never stopped.
   const std::atomic<bool>* stop = nullptr;
@@ -213,6 +217,7 @@ struct RunResult {
   std::string combine_choice;  // when chosen on dev: the rule chosen and each rule's dev metric
   std::string l2_choice;       // when chosen on dev: the value chosen and each value's dev metric
   std::string mined_rules;     // when tried on dev: whether mined rules were kept, their weight and the dev metrics
+  std::string dev_carved;      // when the dev facts were held out of the training facts: how many, and what followed
 };
 
 }  // namespace ntp

@@ -4,6 +4,7 @@
 #include "ntp/train/train.h"
 
 #include "ntp/index/make_fact_index.h"
+#include "ntp/train/carved_dev.h"
 #include "ntp/train/checkpoint.h"
 #include "ntp/train/combine_choice.h"
 #include "ntp/train/mined_rules_choice.h"
@@ -293,17 +294,101 @@ std::string choose_kept_mined_rules(const TrainingData& data, const RunOptions& 
   return describe(choice);
 }
 
-}  // namespace
+// The L2 value the run at `model_path` trained with (its checkpoint's settings).
+double trained_l2(const std::string& model_path) {
+  const std::string saved = setting_value(load_checkpoint(checkpoint_path(model_path)).settings, "l2");
+  if (saved.empty()) throw std::runtime_error(checkpoint_path(model_path) + ": no L2 among its settings");
+  return std::strtod(saved.c_str(), nullptr);
+}
 
-RunResult train(const TrainingData& data, const ModelOptions& model_options, const TrainOptions& options,
-                const RunOptions& run, std::ostream* progress) {
-  check_options(run);
+// The run's options with the values `chooser` (a model trained on carved
+// dev facts) chose: its L2 and combine rule, and no choice left to make.
+struct ChosenOptions {
+  ModelOptions model;
+  TrainOptions train;
+  RunOptions run;
+};
+ChosenOptions options_chosen(const ModelOptions& model_options, const TrainOptions& options, const RunOptions& run,
+                             const std::string& chooser_path) {
+  ChosenOptions chosen{model_options, options, run};
+  chosen.train.l2 = trained_l2(chooser_path);
+  chosen.model.prover.combine = load_model(chooser_path).prover.combine;
+  chosen.run.l2_choices.clear();
+  chosen.run.combine_from = CombineFrom::Given;
+  chosen.run.mined_rules_on_dev = false;
+  chosen.run.dev_from_train = false;
+  return chosen;
+}
+
+// The mined rules the chooser kept, mined again from every training fact,
+// and their weight, into the model at `model_path`; how many, for the report.
+std::size_t keep_mined_rules_like(const Model& chooser, const TrainingData& data, const std::string& model_path) {
+  if (chooser.mined_rules.empty()) return 0;
+  Model model = load_model(model_path);
+  model.mined_rules = mine_rules_like(data.kb, chooser.mined_rules);
+  model.mined_rule_weight = chooser.mined_rule_weight;
+  save_model(model, model_path);
+  return model.mined_rules.size();
+}
+
+RunResult train_with_choices(const TrainingData& data, const ModelOptions& model_options, const TrainOptions& options,
+                             const RunOptions& run, std::ostream* progress);
+
+// Whether a run has left a checkpoint: its own, or one of its L2 candidates'.
+bool has_checkpoint(const RunOptions& run) {
+  bool found = std::ifstream(checkpoint_path(run.model_path)).good();
+  for (double v : run.l2_choices) found = found || std::ifstream(checkpoint_path(l2_candidate_path(run.model_path, v))).good();
+  return found;
+}
+
+// A run given no dev facts that carves them (carved_dev.h): the choices
+// made by a run on the rest, at carved_choice_path, then the model trained
+// on every fact with them. Both runs resume from their own checkpoints.
+RunResult train_on_carved_dev(const TrainingData& data, const ModelOptions& model_options, const TrainOptions& options,
+                              const RunOptions& run, std::ostream* progress) {
+  const TrainingData carved = carve_dev(data, options.seed);
+  const std::string held = std::to_string(carved.dev.size()) + " of " + std::to_string(data.kb.facts.size());
+  if (progress) *progress << "no dev facts: choosing on " << held << " training facts held out, then training on all" << std::endl;
+  RunOptions choosing = run;
+  choosing.model_path = carved_choice_path(run.model_path);
+  if (!run.log_path.empty()) choosing.log_path = carved_choice_path(run.log_path);
+  choosing.resume = run.resume && has_checkpoint(choosing);
+  const RunResult choice = train_with_choices(carved, model_options, options, choosing, progress);
+  if (!choice.finished) return choice;
+  ChosenOptions chosen = options_chosen(model_options, options, run, choosing.model_path);
+  chosen.run.resume = run.resume && has_checkpoint(chosen.run);
+  if (progress) *progress << "training on every fact with the values chosen" << std::endl;
+  RunResult result = train_with_choices(data, chosen.model, chosen.train, chosen.run, progress);
+  if (!result.finished) return result;
+  const std::size_t mined = keep_mined_rules_like(load_model(choosing.model_path), data, run.model_path);
+  remove_run_files(choosing.model_path);
+  result.combine_choice = choice.combine_choice;
+  result.l2_choice = choice.l2_choice;
+  result.mined_rules = choice.mined_rules;
+  result.dev_carved = held + " training facts (seed " + std::to_string(options.seed) + ") made the choices; the model " +
+                      "trained on all of them with those values" +
+                      (mined ? ", its " + std::to_string(mined) + " mined rules mined again from all of them" : "");
+  return result;
+}
+
+// Training, then the mined rules' choice on dev (train.h).
+RunResult train_with_choices(const TrainingData& data, const ModelOptions& model_options, const TrainOptions& options,
+                             const RunOptions& run, std::ostream* progress) {
   const auto start = std::chrono::steady_clock::now();
   RunResult result = train_model(data, model_options, options, run, progress);
   const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
   if (result.finished && run.mined_rules_on_dev && can_choose_mined_rules(data))
     result.mined_rules = choose_kept_mined_rules(data, run, seconds.count(), progress);
   return result;
+}
+
+}  // namespace
+
+RunResult train(const TrainingData& data, const ModelOptions& model_options, const TrainOptions& options,
+                const RunOptions& run, std::ostream* progress) {
+  check_options(run);
+  if (carves_dev(data, model_options, run)) return train_on_carved_dev(data, model_options, options, run, progress);
+  return train_with_choices(data, model_options, options, run, progress);
 }
 
 }  // namespace ntp

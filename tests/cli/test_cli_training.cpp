@@ -170,11 +170,20 @@ TEST_CASE("--l2 with several values trains one model each and keeps the best on 
   CHECK(more.err.find("resuming from " + model("choice") + ".ckpt after epoch 2") != std::string::npos);
   CHECK(more.err.find("L2 chosen on dev") == std::string::npos);
   CHECK(slurp(model("choice")) == slurp(model("alone")));
-  // Without dev facts there is nothing to choose on: the first value alone.
+  // Without dev facts the run holds a tenth of its training facts out,
+  // chooses on them, and trains on all of them with the values chosen ...
   const std::string dev = " --dev " + kFamily + "/dev.nl";
   const std::string no_dev = std::string(choose).replace(choose.find(dev), dev.size(), "");
   REQUIRE(no_dev.find("--dev") == std::string::npos);
-  const Run first = ntp(loud(no_dev) + " --epochs 1 --model " + model("first"));
+  const Run carved = ntp(loud(no_dev) + " --epochs 1 --model " + model("carved"));
+  REQUIRE_MESSAGE(carved.status == 0, carved.err);
+  CHECK(carved.err.find("no dev facts: choosing on 33 of 334 training facts held out, then training on all") != std::string::npos);
+  CHECK(carved.err.find("L2 chosen on dev: ") != std::string::npos);
+  CHECK(carved.err.find("dev held out of the training facts: 33 of 334 training facts (seed ") != std::string::npos);
+  CHECK(!std::ifstream(model("carved") + ".dev-choice"));
+  CHECK(!std::ifstream(model("carved") + ".dev-choice.ckpt"));
+  // ... unless told not to: then nothing is chosen, the first value alone.
+  const Run first = ntp(loud(no_dev) + " --epochs 1 --dev-from-train=false --model " + model("first"));
   REQUIRE_MESSAGE(first.status == 0, first.err);
   CHECK(first.err.find("L2 chosen") == std::string::npos);
   CHECK(first.err.find("(1 of 2)") == std::string::npos);
