@@ -36,8 +36,9 @@
 #   fb15k237-complex train and rank their ComplEx part alone (below), in
 #   minutes.
 # - Mined rules alone (--only "nations-rules umls-rules kinship-rules
-#   wn18rr-rules fb15k237-rules"): `ntp mine` on the training facts (options
-#   after `--` go to it; with chains or one-atom rules alone, chosen on dev),
+#   wn18rr-rules fb15k237-rules countries_s3-rules"): `ntp mine` on the
+#   training facts (options after `--` go to it; with chains or one-atom
+#   rules alone, chosen on dev; Countries, with no dev, chains of three),
 #   then the rules ranked with symbolically, max aggregation (run_rules
 #   below); seconds to minutes each.
 # --sample N: the ranking sets (Nations, UMLS, Kinship, WN18RR, FB15k-237)
@@ -263,6 +264,21 @@ run() {
   echo "| $set | $k | $seed | ${recipe[*]} ${extra[*]}${choice:+ chosen on dev held out of the training file: $choice} | $metric | $json | $proof_only | $max_rule | $seconds | $(awk -v s="$seconds" -v e="$run_epochs" 'BEGIN { printf "%.2f", s / e }') | $eval_seconds | $peak | $recall |"
 }
 
+# run_countries_rules SET-rules: Countries' mined-rules-alone row: `ntp mine
+# --max-atoms 3` on the training file (S3's test countries are three hops
+# from a region: a neighbour, its subregion, the region), AUC-PR of the
+# rules applied symbolically (max aggregation) on the test countries.
+run_countries_rules() {
+  local set=${1%-rules} tag=$out/$1 dir
+  dir=$data/$set/ntp
+  local train=$dir/countries_S${set#countries_s}.nl
+  /usr/bin/time -v -o "$tag.time" "$ntp" mine --train "$train" --max-atoms 3 --out "$tag.tsv" "${extra[@]}" 2> "$tag.log"
+  local eval_start=$SECONDS json args
+  mapfile -t args < <(countries_args "$set" "$dir/test.txt")
+  json=$("$ntp" eval --train "$train" --rules "$tag.tsv" "${args[@]}" --json 2> "$tag.eval.log" | tail -n 1)
+  echo "| $1 | - | - | ntp mine --max-atoms 3 ${extra[*]} ($(grep -vc '^%' "$tag.tsv") rules), max aggregation | auc_pr | $json | - | - | - | - | $(( SECONDS - eval_start )) | - | - |"
+}
+
 # run_rules SET: the rules `ntp mine` counts on SET's training facts (its
 # defaults), ranked with symbolically (`ntp eval --rules`, max aggregation):
 # the mined-rules-alone row of SET (nations-rules, umls-rules, kinship-rules,
@@ -271,6 +287,7 @@ run() {
 run_rules() {
   local set=${1%-rules} tag=$out/$1 train test_file other dev_file true_test
   case $set in
+    countries_s*) run_countries_rules "$1"; return ;;
     nations|umls|kinship) local d=$data/$set/ntp; train=$d/train.nl test_file=$d/$split.nl other=$d/test.nl
       [[ $split == test ]] && other=$d/dev.nl ;;
     wn18rr) local g=$data/wn18rr/gntp; train=$g/train.tsv test_file=$g/$split.tsv other=$g/test.tsv

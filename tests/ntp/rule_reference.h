@@ -6,6 +6,7 @@
 
 #include "ntp/kb/kb.h"
 #include "ntp/mine/mined_rule.h"
+#include "ntp/mine/miner.h"
 #include "ntp/mine/relation_graph.h"
 
 #include <random>
@@ -47,6 +48,15 @@ ntp::KnowledgeBase random_split(unsigned seed, int constants, int draws, int eve
     else kb.add_fact(a);
   }
   return kb;
+}
+
+// Every rule of at most `max_body_atoms` body atoms that predicts one fact or more.
+std::vector<ntp::MinedRule> mine_every_rule(const ntp::KnowledgeBase& kb, int max_body_atoms) {
+  ntp::MineOptions mine;
+  mine.min_support = 1;
+  mine.min_head_coverage = 0;
+  mine.max_body_atoms = max_body_atoms;
+  return ntp::mine_rules(kb, mine).rules;
 }
 
 }  // namespace

@@ -65,11 +65,7 @@ TEST_CASE("rank_by_rules equals the one-by-one reference on random KBs, max and 
     CAPTURE(seed);
     std::vector<ntp::Atom> test;
     const ntp::KnowledgeBase kb = random_split(seed, 12, 70, 7, test);
-    ntp::MineOptions mine;
-    mine.min_support = 1;
-    mine.min_head_coverage = 0;
-    mine.max_body_atoms = seed % 3 == 2 ? 3 : 2;  // chains of three on a third of the KBs
-    const auto rules = ntp::mine_rules(kb, mine).rules;
+    const auto rules = mine_every_rule(kb, seed % 3 == 2 ? 3 : 2);  // chains of three on a third of the KBs
     REQUIRE(!rules.empty());
     std::unordered_set<ntp::Atom, ntp::AtomHash> known(kb.facts.begin(), kb.facts.end());
     known.insert(test.begin(), test.end());
@@ -108,11 +104,7 @@ TEST_CASE("rank_rules_first equals rank_by_rules with the model's keys breaking 
     prover.complex = seed % 2 == 0;  // an NTPλ model, or the proofs alone
     prover.k_facts = seed % 4 < 2 ? 1 : 0;
     const ntp::Model model = ntp::make_model(kb, 6, prover, seed);
-    ntp::MineOptions mine;
-    mine.min_support = 1;
-    mine.min_head_coverage = 0;
-    mine.max_body_atoms = seed % 2 == 0 ? 1 : 2;  // one-atom rules leave many constants unpredicted
-    const auto rules = ntp::mine_rules(model.kb, mine).rules;
+    const auto rules = mine_every_rule(model.kb, seed % 2 == 0 ? 1 : 2);  // one-atom rules leave many constants unpredicted
     REQUIRE(!rules.empty());
     std::unordered_set<ntp::Atom, ntp::AtomHash> known(kb.facts.begin(), kb.facts.end());
     known.insert(test.begin(), test.end());
@@ -162,10 +154,7 @@ TEST_CASE("rank_with_rule_evidence adds each weight times the best rule's confid
     ntp::ProverConfig prover;
     prover.complex = seed % 2 == 0;
     const ntp::Model model = ntp::make_model(kb, 6, prover, seed);
-    ntp::MineOptions mine;
-    mine.min_support = 1;
-    mine.min_head_coverage = 0;
-    const auto rules = ntp::mine_rules(model.kb, mine).rules;
+    const auto rules = mine_every_rule(model.kb, 2);
     std::unordered_set<ntp::Atom, ntp::AtomHash> known(kb.facts.begin(), kb.facts.end());
     known.insert(test.begin(), test.end());
     ntp::ScoreOptions scoring;
