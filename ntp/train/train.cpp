@@ -388,6 +388,10 @@ RunResult train(const TrainingData& data, const ModelOptions& model_options, con
                 const RunOptions& run, std::ostream* progress) {
   check_options(run);
   if (carves_dev(data, model_options, run)) return train_on_carved_dev(data, model_options, options, run, progress);
+  const bool no_dev = data.dev.empty() && data.dev_labelled.empty();
+  if (progress && run.dev_from_train && no_dev && data.kb.facts.size() > kMaxFactsToCarveDev)
+    *progress << "no dev facts, and too many training facts to hold some out and train three times (more than "
+              << kMaxFactsToCarveDev << "): no choice is made on dev (--dev FILE makes them)" << std::endl;
   return train_with_choices(data, model_options, options, run, progress);
 }
 
