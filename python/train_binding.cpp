@@ -272,6 +272,8 @@ void bind_training(py::module_& m) {
                     "when l2 was a list chosen from on dev facts: the value chosen and each value's dev metric ('' otherwise)")
       .def_readonly("mined_rules", &ntp::RunResult::mined_rules,
                     "with ranked dev facts: whether mined rules were kept beside the model's score, their weight and the dev metrics ('' otherwise)")
+      .def_readonly("dev_carved", &ntp::RunResult::dev_carved,
+                    "given no dev facts (dev_from_train): how many training facts were held out to choose on ('' otherwise)")
       .def("__repr__", [](const ntp::RunResult& r) {
         return "RunResult(epochs_done=" + std::to_string(r.epochs_done) + (r.metric.empty() ? "" : ", best dev " +
                r.metric + " " + ntp::format_number(r.best_dev) + " after epoch " + std::to_string(r.best_epoch)) + ")";
