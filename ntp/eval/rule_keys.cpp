@@ -69,14 +69,16 @@ std::vector<RankKey> rule_evidence_keys(const KnowledgeBase& kb, const std::vect
       keys[i] = with_rule_evidence(e.model_keys[i], e.weight, conf[i].empty() ? 0.0 : conf[i].front());
     return keys;
   }
-  if (!with_model && e.aggregation == RuleAggregation::NoisyOr) {
-    for (std::size_t i = 0; i < atoms.size(); ++i) keys[i].score = noisy_or(conf[i]);
+  const bool noisy = e.aggregation == RuleAggregation::NoisyOr;
+  std::vector<double> noisy_value(noisy ? atoms.size() : 0);
+  for (std::size_t i = 0; i < noisy_value.size(); ++i) noisy_value[i] = noisy_or(conf[i]);
+  if (!with_model && noisy) {
+    for (std::size_t i = 0; i < atoms.size(); ++i) keys[i].score = noisy_value[i];
     return keys;
   }
   return ordinal_keys(atoms.size(), [&](std::size_t a, std::size_t b) {
-    const int by_rules = e.aggregation == RuleAggregation::NoisyOr
-                             ? (noisy_or(conf[a]) < noisy_or(conf[b]) ? -1 : noisy_or(conf[a]) > noisy_or(conf[b]) ? 1 : 0)
-                             : compare_confidences(conf[a], conf[b]);
+    const int by_rules = noisy ? (noisy_value[a] < noisy_value[b] ? -1 : noisy_value[a] > noisy_value[b] ? 1 : 0)
+                               : compare_confidences(conf[a], conf[b]);
     if (by_rules != 0 || !with_model) return by_rules < 0;
     return e.model_keys[b] > e.model_keys[a];
   });

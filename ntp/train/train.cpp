@@ -309,10 +309,10 @@ struct ChosenOptions {
   RunOptions run;
 };
 ChosenOptions options_chosen(const ModelOptions& model_options, const TrainOptions& options, const RunOptions& run,
-                             const std::string& chooser_path) {
+                             const std::string& chooser_path, const Model& chooser) {
   ChosenOptions chosen{model_options, options, run};
   chosen.train.l2 = trained_l2(chooser_path);
-  chosen.model.prover.combine = load_model(chooser_path).prover.combine;
+  chosen.model.prover.combine = chooser.prover.combine;
   chosen.run.l2_choices.clear();
   chosen.run.combine_from = CombineFrom::Given;
   chosen.run.mined_rules_on_dev = false;
@@ -355,12 +355,13 @@ RunResult train_on_carved_dev(const TrainingData& data, const ModelOptions& mode
   choosing.resume = run.resume && has_checkpoint(choosing);
   const RunResult choice = train_with_choices(carved, model_options, options, choosing, progress);
   if (!choice.finished) return choice;
-  ChosenOptions chosen = options_chosen(model_options, options, run, choosing.model_path);
+  const Model chooser = load_model(choosing.model_path);
+  ChosenOptions chosen = options_chosen(model_options, options, run, choosing.model_path, chooser);
   chosen.run.resume = run.resume && has_checkpoint(chosen.run);
   if (progress) *progress << "training on every fact with the values chosen" << std::endl;
   RunResult result = train_with_choices(data, chosen.model, chosen.train, chosen.run, progress);
   if (!result.finished) return result;
-  const std::size_t mined = keep_mined_rules_like(load_model(choosing.model_path), data, run.model_path);
+  const std::size_t mined = keep_mined_rules_like(chooser, data, run.model_path);
   remove_run_files(choosing.model_path);
   result.combine_choice = choice.combine_choice;
   result.l2_choice = choice.l2_choice;
