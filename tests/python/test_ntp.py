@@ -11,6 +11,7 @@ build has -DNTP_PYTHON=ON, or by hand:
 
 NTP_WORK names a folder for the models (default: a temporary one).
 """
+import glob
 import json
 import os
 import signal
@@ -263,7 +264,8 @@ class Training(unittest.TestCase):
             raise KeyError("enough")
 
         with self.assertRaises(KeyError):
-            ntp.train(family("train.nl"), family("family.nlt"), model=model, dim=4, epochs=3, progress=stop)
+            ntp.train(family("train.nl"), family("family.nlt"), model=model, dim=4, epochs=3, progress=stop,
+                      dev_from_train=False)
         self.assertTrue(os.path.exists(model + ".ckpt"))
 
     def test_an_interrupt_stops_the_run_with_its_checkpoint(self):
@@ -273,7 +275,9 @@ class Training(unittest.TestCase):
         with self.assertRaises(KeyboardInterrupt):
             ntp.train(family("train.nl"), family("family.nlt"), model=model, dim=10, epochs=10000, quiet=True)
         timer.join()
-        self.assertTrue(os.path.exists(model + ".ckpt"))
+        # With no dev file the run first trains a choosing model on held-out dev facts: its checkpoint
+        # sits beside the model file under its own name, and resume=True continues it.
+        self.assertTrue(glob.glob(model + ".dev-choice*.ckpt"))
 
     def test_bad_options_raise(self):
         fact = "p(a, b).\n"
