@@ -16,7 +16,7 @@
 namespace ntp {
 
 void write_mined_rules(std::ostream& out, const KnowledgeBase& kb, const std::vector<MinedRule>& rules) {
-  out << "% confidence\tpca_confidence\thead_coverage\tsupport\tbody_pairs\trule\n";
+  out << kMinedRulesHeader << '\n';
   for (const MinedRule& r : rules) {
     out << format_fixed(r.confidence, 4) << '\t' << format_fixed(r.pca_confidence, 4) << '\t'
         << format_fixed(r.head_coverage, 4) << '\t' << r.support << '\t' << (r.estimated ? "~" : "")

@@ -17,6 +17,10 @@
 
 namespace ntp {
 
+// The first line write_mined_rules writes: it names a mined rules file
+// whatever the file's extension.
+inline constexpr const char* kMinedRulesHeader = "% confidence\tpca_confidence\thead_coverage\tsupport\tbody_pairs\trule";
+
 void write_mined_rules(std::ostream& out, const KnowledgeBase& kb, const std::vector<MinedRule>& rules);
 // The same to `path`, atomically (atomic_file.h).
 void save_mined_rules(const std::string& path, const KnowledgeBase& kb, const std::vector<MinedRule>& rules);

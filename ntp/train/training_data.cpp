@@ -4,6 +4,7 @@
 
 #include "ntp/mine/rules_file.h"
 
+#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
@@ -11,7 +12,11 @@ namespace ntp {
 
 bool is_mined_rules_file(const std::string& path) {
   const std::string ext = ".tsv";
-  return path.size() >= ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
+  if (path.size() >= ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0) return true;
+  // `ntp mine --out rules.nl` keeps its header line: read it as mined rules, not as templates.
+  std::ifstream in(path);
+  std::string first;
+  return in && std::getline(in, first) && first.rfind(kMinedRulesHeader, 0) == 0;
 }
 
 TrainingData read_training_data(const std::string& train, const std::string& templates, const std::string& dev,

@@ -23,7 +23,8 @@ struct TrainingData {
 // whose positives count.
 TrainingData read_training_data(const std::string& train, const std::string& templates = "",
                                 const std::string& dev = "", const std::string& test = "");
-// Whether a templates path names mined rules (a .tsv file) rather than templates.
+// Whether a templates path names mined rules (a .tsv file, or one that starts
+// with the header `ntp mine` writes) rather than templates.
 bool is_mined_rules_file(const std::string& path);
 
 // From text in memory, in the .nl and .nlt formats (errors name "facts" and "templates").

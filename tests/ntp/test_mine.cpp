@@ -10,6 +10,7 @@
 #include "ntp/mine/rules_file.h"
 #include "ntp/model/model.h"
 #include "ntp/model/rules.h"
+#include "ntp/train/training_data.h"
 
 #include <omp.h>
 
@@ -259,6 +260,24 @@ TEST_CASE("mined rules are written and read back; the reader names file, line an
   CHECK(error("0.5\t0.5\t0.5\t2\t4\tq(X, Y) :- s(Y, X)\n").find("rules.tsv:1:28: unknown predicate 's'") == 0);
   CHECK(error("0.5\t0.5\t0.5\t2\t4\tq(X, Y) :- p(X, Z)\n").find("rules.tsv:1:17: not a chain rule") == 0);
   CHECK(error("0.5\t0.5\t0.5\t2\t4\tq(X, Y) :- p(X, Z), p(Z, X), p(X, Y)\n").find("not a chain rule") != std::string::npos);
+}
+
+TEST_CASE("a mined rules file is read as rules, not templates, by its extension or by the header ntp mine writes") {
+  const std::string dir = std::string(NTP_BINARY_DIR) + "/";
+  const std::string facts = "p(a, b). p(b, c). p(c, d). q(b, a). q(c, b). r(a, c). r(b, e).";
+  std::ofstream(dir + "test_mined_facts.nl") << facts << "\n";
+  const auto kb = kb_from_text(facts);
+  const auto mined = ntp::mine_rules(kb, count_everything()).rules;
+  for (const std::string name : {"test_mined_rules.tsv", "test_mined_rules.nl"}) {
+    ntp::save_mined_rules(dir + name, kb, mined);
+    CHECK(ntp::is_mined_rules_file(dir + name));
+    const ntp::TrainingData data = ntp::read_training_data(dir + "test_mined_facts.nl", dir + name);
+    REQUIRE(data.kb.templates.size() == mined.size());
+    CHECK(data.kb.templates[0].slot_starts.size() == 1 + mined[0].body.size());
+  }
+  std::ofstream(dir + "test_templates.nlt") << "2  #1(X, Y) :- #2(Y, X).\n";
+  CHECK_FALSE(ntp::is_mined_rules_file(dir + "test_templates.nlt"));
+  CHECK(ntp::read_training_data(dir + "test_mined_facts.nl", dir + "test_templates.nlt").kb.templates.size() == 1);
 }
 
 TEST_CASE("a model started from mined rules: slots at their predicates, kept through a file, read with their origin") {
