@@ -3,6 +3,7 @@
 #include "ntp/reasoner_state.h"
 #include "ntp/train/new_model.h"
 
+#include "ntp/eval/completed_confidence.h"
 #include "ntp/eval/protocol.h"
 #include "ntp/eval/rule_ranking.h"
 #include "ntp/index/make_fact_index.h"
@@ -121,6 +122,24 @@ std::vector<InducedRule> Reasoner::mined_rules() const {
     rules.push_back(std::move(r));
   }
   std::stable_sort(rules.begin(), rules.end(), [](const InducedRule& a, const InducedRule& b) { return a.confidence > b.confidence; });
+  return rules;
+}
+
+std::vector<JudgedRule> Reasoner::judged_rules(const MineOptions& mining) const {
+  const Model& m = state_->model;
+  const std::vector<MinedRule> mined = mine_rules(m.kb, mining).rules;
+  ScoreOptions scoring;
+  scoring.facts = state_->facts;
+  const std::vector<CompletedConfidence> judged = completed_confidences(m, mined, scoring);
+  std::vector<JudgedRule> rules(mined.size());
+  for (std::size_t i = 0; i < mined.size(); ++i) {
+    rules[i].text = rule_text(m.kb, mined[i]);
+    rules[i].confidence = judged[i].confidence;
+    rules[i].counted_confidence = mined[i].confidence;
+    rules[i].pairs = judged[i].pairs;
+    rules[i].inferred = judged[i].inferred;
+  }
+  std::stable_sort(rules.begin(), rules.end(), [](const JudgedRule& a, const JudgedRule& b) { return a.confidence > b.confidence; });
   return rules;
 }
 

@@ -122,6 +122,17 @@ void bind_result_classes(py::module_& m) {
       .def("__repr__", [](const ntp::InducedRule& r) {
         return "InducedRule(" + r.text + ", confidence=" + num(r.confidence) + ")";
       });
+  py::class_<ntp::JudgedRule>(m, "JudgedRule",
+                              "A rule the training facts support, judged by the model (Reasoner.judged_rules).")
+      .def_readonly("text", &ntp::JudgedRule::text)
+      .def_readonly("confidence", &ntp::JudgedRule::confidence,
+                    "on the training facts completed by the facts the model holds true (score >= 0.5)")
+      .def_readonly("counted_confidence", &ntp::JudgedRule::counted_confidence, "on the training facts alone")
+      .def_readonly("pairs", &ntp::JudgedRule::pairs, "body pairs judged")
+      .def_readonly("inferred", &ntp::JudgedRule::inferred, "of those, not facts but held true by the model")
+      .def("__repr__", [](const ntp::JudgedRule& r) {
+        return "JudgedRule(" + r.text + ", confidence=" + num(r.confidence) + ", counted=" + num(r.counted_confidence) + ")";
+      });
 }
 
 void bind_formats(py::module_& m) {
@@ -182,6 +193,10 @@ void bind_reasoner_queries(py::class_<PyReasoner>& c) {
    .def("rules", [](const PyReasoner& r, double min_confidence) {
      return without_gil([&] { return r.reasoner.rules(min_confidence); });
    }, py::arg("min_confidence") = 0.5, "The induced rules with at least this confidence, most confident first.")
+   .def("judged_rules", [](const PyReasoner& r) {
+     return without_gil([&] { return r.reasoner.judged_rules(); });
+   }, "The rules the training facts support (`ntp mine`'s defaults), each judged by the model, most confident "
+      "first, as `ntp rules --mine`.")
    .def("evaluate", &evaluate, py::arg("protocol"), py::arg("test"), py::arg("dev") = "", py::arg("regions") = "",
         py::arg("truth") = "", py::arg("filter") = std::vector<std::string>(), py::arg("score") = "model",
         py::arg("tie_break") = "support", py::arg("index") = "", py::arg("sample") = 0, py::arg("sample_seed") = 0,

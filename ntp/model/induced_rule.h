@@ -16,4 +16,15 @@ struct InducedRule {
   double mined_confidence = -1;
 };
 
+// A rule mined from a model's training facts and judged by the model
+// (eval/completed_confidence.h): its confidence on the training facts, and
+// on them completed by the facts the model infers.
+struct JudgedRule {
+  std::string text;             // e.g. "parentOf(X, Y) :- fatherOf(X, Y)"
+  double confidence = 0;        // on the training facts completed by the model
+  double counted_confidence = 0;  // on the training facts alone (AMIE's standard confidence)
+  long long pairs = 0;          // body pairs judged (at most kMaxPairsJudged)
+  long long inferred = 0;       // of those, not training facts but held true by the model
+};
+
 }  // namespace ntp

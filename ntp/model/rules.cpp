@@ -75,7 +75,9 @@ std::string starting_rule(const Model& m, const Template& tpl) {
 InducedRule reading(const Model& m, const ad::Matrix& weights, int r, int goal_row) {
   const Rule& rule = m.rules.at(static_cast<std::size_t>(r));
   const Template& tpl = m.kb.templates.at(static_cast<std::size_t>(rule.template_id));
-  InducedRule out{r, 1.0, ""};
+  InducedRule out;
+  out.rule = r;
+  out.confidence = 1.0;
   auto text = [&](int row, const RuleAtom& a) {
     const auto [predicate, k] = nearest_predicate(m, weights, row);
     out.confidence = std::min(out.confidence, k);

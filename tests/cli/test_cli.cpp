@@ -170,6 +170,25 @@ TEST_CASE("train, eval, rules and prove on the bundled family KB") {
   std::snprintf(first, sizeof first, "%.3f  ", json_value(rules_json.out, "confidence"));
   CHECK(rules.out.rfind(first, 0) == 0);
 
+  // --mine: the rules the training facts support, each judged by the model. With every pair judged (the
+  // family KB's bodies have fewer than kMaxPairsJudged), the model's inferences only add to what counting
+  // found, so no rule's completed confidence is below its counted one.
+  const Run judged = ntp("rules --model " + model + " --min-confidence 0 --mine --json");
+  REQUIRE_MESSAGE(judged.status == 0, judged.err);
+  const std::string list = judged.out.substr(judged.out.find("\"judged_rules\":["));
+  int judged_rules = 0;
+  for (std::size_t at = list.find("{\"rule\":"); at != std::string::npos; at = list.find("{\"rule\":", at + 1)) {
+    const std::string one = list.substr(at, list.find('}', at) - at);
+    CHECK_MESSAGE(json_value(one, "confidence") >= json_value(one, "counted_confidence"), one);
+    CHECK(json_value(one, "pairs") > 0);
+    ++judged_rules;
+  }
+  CHECK(judged_rules > 20);
+  const Run judged_text = ntp("rules --model " + model + " --min-confidence 0 --mine");
+  REQUIRE(judged_text.status == 0);
+  CHECK(judged_text.out.find("judged by the model") != std::string::npos);
+  CHECK(std::count(judged_text.out.begin(), judged_text.out.end(), '\n') == 12 + 2 + judged_rules);
+
   const Run prove = ntp("prove --model " + model + " \"grandfatherOf(m15, m24)\" --top 2");
   REQUIRE_MESSAGE(prove.status == 0, prove.err);
   CHECK(prove.out.rfind("grandfatherOf(m15, m24)  score ", 0) == 0);

@@ -137,6 +137,13 @@ class SameAsCommandLine(unittest.TestCase):
         self.assertEqual([(r.rule, r.text) for r in rules], [(r["rule"], r["text"]) for r in expected])
         for rule, want in zip(rules, expected):
             self.assertTrue(close(rule.confidence, want["confidence"]))
+        judged_expected = json.loads(cli("rules", "--model", Work.model, "--min-confidence", "0", "--mine",
+                                         "--json"))["judged_rules"]
+        judged = Work.reasoner.judged_rules()
+        self.assertEqual([r.text for r in judged], [r["rule"] for r in judged_expected])
+        for rule, want in zip(judged, judged_expected):
+            self.assertTrue(close(rule.confidence, want["confidence"]))
+            self.assertEqual((rule.pairs, rule.inferred), (want["pairs"], want["inferred"]))
 
     def test_evaluate(self):
         expected = json.loads(cli("eval", "--model", Work.model, "--protocol", "ranking", "--test", family("test.nl"),

@@ -487,18 +487,54 @@ void print_mined_rules(const std::vector<ntp::InducedRule>& mined) {
   for (std::size_t i = 0; i < mined.size() && i < 10; ++i) std::printf("%.3f  %s\n", mined[i].confidence, mined[i].text.c_str());
 }
 
+// The rules the model's training facts support, judged by the model, as
+// JSON or as lines "<confidence>  <rule>  (<counted> on the training facts; ...)".
+std::string judged_rules_json(const std::vector<ntp::JudgedRule>& judged, double min_confidence) {
+  std::string list;
+  for (const auto& rule : judged)
+    if (rule.confidence >= min_confidence)
+      list += (list.empty() ? "" : ",") + ntp::JsonObject()
+                                               .add("rule", rule.text)
+                                               .add("confidence", rule.confidence)
+                                               .add("counted_confidence", rule.counted_confidence)
+                                               .add("pairs", rule.pairs)
+                                               .add("inferred", rule.inferred)
+                                               .text();
+  return "[" + list + "]";
+}
+
+void print_judged_rules(const std::vector<ntp::JudgedRule>& judged, double min_confidence) {
+  std::printf("\nrules the training facts support (`ntp mine`), judged by the model: confidence once the facts it "
+              "holds true complete the KB, then on the training facts alone:\n");
+  int shown = 0;
+  for (const auto& rule : judged) {
+    if (rule.confidence < min_confidence) continue;
+    std::printf("%.3f  %s  (%.3f on the training facts; %lld of %lld pairs inferred)\n", rule.confidence,
+                rule.text.c_str(), rule.counted_confidence, rule.inferred, rule.pairs);
+    ++shown;
+  }
+  if (shown == 0) std::printf("no mined rule with confidence >= %g\n", min_confidence);
+}
+
 int cmd_rules(int argc, char** argv) {
   cxxopts::Options o("ntp rules", "List induced rules, highest confidence first.");
   o.add_options()
     ("model", "model file", cxxopts::value<std::string>())
     ("min-confidence", "smallest confidence shown", cxxopts::value<double>()->default_value("0.5"))
+    ("mine", "also mine the rules the model's training facts support (`ntp mine`'s defaults) and judge each by "
+     "the model: its confidence once the facts the model holds true (score >= 0.5) complete the KB, beside its "
+     "confidence on the training facts alone")
     ("json", "print the rules as one JSON object: {\"rules\":[{\"rule\":...,\"confidence\":...,\"text\":...,"
      "and for a rule that started as a mined one \"started_from\":...,\"mined_confidence\":...},...],"
-     "\"mined_rules\":[{\"rule\":...,\"confidence\":...},...]} (mined_rules: those the model's ranking counts beside its score)");
+     "\"mined_rules\":[{\"rule\":...,\"confidence\":...},...]} (mined_rules: those the model's ranking counts beside its "
+     "score); with --mine also \"judged_rules\":[{\"rule\":...,\"confidence\":...,\"counted_confidence\":...,"
+     "\"pairs\":...,\"inferred\":...},...]");
   const auto r = parse(o, argc, argv);
   const ntp::Reasoner reasoner = ntp::Reasoner::load(get<std::string>(r, "model"));
-  const auto rules = reasoner.rules(r["min-confidence"].as<double>());
+  const double min_confidence = r["min-confidence"].as<double>();
+  const auto rules = reasoner.rules(min_confidence);
   const auto first = reasoner.mined_rules();
+  const auto judged = r.count("mine") ? reasoner.judged_rules() : std::vector<ntp::JudgedRule>{};
   if (r.count("json")) {
     std::string list;
     for (const auto& rule : rules) {
@@ -510,7 +546,10 @@ int cmd_rules(int argc, char** argv) {
     std::string mined;
     for (const auto& rule : first)
       mined += (mined.empty() ? "" : ",") + ntp::JsonObject().add("rule", rule.text).add("confidence", rule.confidence).text();
-    std::cout << ntp::JsonObject().add_raw("rules", "[" + list + "]").add_raw("mined_rules", "[" + mined + "]").text() << std::endl;
+    ntp::JsonObject out;
+    out.add_raw("rules", "[" + list + "]").add_raw("mined_rules", "[" + mined + "]");
+    if (r.count("mine")) out.add_raw("judged_rules", judged_rules_json(judged, min_confidence));
+    std::cout << out.text() << std::endl;
     return 0;
   }
   for (const auto& rule : rules) {
@@ -518,8 +557,9 @@ int cmd_rules(int argc, char** argv) {
     if (!rule.started_from.empty())
       std::printf("       started from %s (confidence %.3f on the training facts)\n", rule.started_from.c_str(), rule.mined_confidence);
   }
-  if (rules.empty()) std::printf("no rule with confidence >= %g\n", r["min-confidence"].as<double>());
+  if (rules.empty()) std::printf("no rule with confidence >= %g\n", min_confidence);
   print_mined_rules(first);
+  if (r.count("mine")) print_judged_rules(judged, min_confidence);
   return 0;
 }
 
