@@ -91,8 +91,9 @@ class Reasoner {
   // (`ntp mine`'s defaults unless told), each judged by the model: its
   // confidence once the facts the model holds true complete the KB
   // (eval/completed_confidence.h), highest first. A rule the data implies
-  // rises above its counted confidence; one that merely correlates does not.
-  std::vector<JudgedRule> judged_rules(const MineOptions& mining = {}) const;
+  // rises above its counted confidence; one that merely correlates does not
+  // rise above the share of random atoms the model holds true (random_belief).
+  JudgedRules judged_rules(const MineOptions& mining = {}) const;
   // One of the evaluation protocols (eval/request.h). Throws
   // std::invalid_argument for a bad name in the request, ParseError for a bad file.
   EvalReport evaluate(const EvalRequest& request) const;

@@ -125,13 +125,16 @@ std::vector<InducedRule> Reasoner::mined_rules() const {
   return rules;
 }
 
-std::vector<JudgedRule> Reasoner::judged_rules(const MineOptions& mining) const {
+JudgedRules Reasoner::judged_rules(const MineOptions& mining) const {
   const Model& m = state_->model;
   const std::vector<MinedRule> mined = mine_rules(m.kb, mining).rules;
   ScoreOptions scoring;
   scoring.facts = state_->facts;
   const std::vector<CompletedConfidence> judged = completed_confidences(m, mined, scoring);
-  std::vector<JudgedRule> rules(mined.size());
+  JudgedRules out;
+  out.random_belief = random_belief_rate(m, scoring);
+  std::vector<JudgedRule>& rules = out.rules;
+  rules.resize(mined.size());
   for (std::size_t i = 0; i < mined.size(); ++i) {
     rules[i].text = rule_text(m.kb, mined[i]);
     rules[i].confidence = judged[i].confidence;
@@ -140,7 +143,7 @@ std::vector<JudgedRule> Reasoner::judged_rules(const MineOptions& mining) const 
     rules[i].inferred = judged[i].inferred;
   }
   std::stable_sort(rules.begin(), rules.end(), [](const JudgedRule& a, const JudgedRule& b) { return a.confidence > b.confidence; });
-  return rules;
+  return out;
 }
 
 EvalReport Reasoner::evaluate(const EvalRequest& request) const {

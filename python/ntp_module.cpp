@@ -194,9 +194,11 @@ void bind_reasoner_queries(py::class_<PyReasoner>& c) {
      return without_gil([&] { return r.reasoner.rules(min_confidence); });
    }, py::arg("min_confidence") = 0.5, "The induced rules with at least this confidence, most confident first.")
    .def("judged_rules", [](const PyReasoner& r) {
-     return without_gil([&] { return r.reasoner.judged_rules(); });
-   }, "The rules the training facts support (`ntp mine`'s defaults), each judged by the model, most confident "
-      "first, as `ntp rules --mine`.")
+     const ntp::JudgedRules judged = without_gil([&] { return r.reasoner.judged_rules(); });
+     return py::make_tuple(judged.rules, judged.random_belief);
+   }, "(rules, random_belief): the rules the training facts support (`ntp mine`'s defaults), each judged by the "
+      "model, most confident first, and the share of random corruptions of its facts the model holds true, as "
+      "`ntp rules --mine`.")
    .def("evaluate", &evaluate, py::arg("protocol"), py::arg("test"), py::arg("dev") = "", py::arg("regions") = "",
         py::arg("truth") = "", py::arg("filter") = std::vector<std::string>(), py::arg("score") = "model",
         py::arg("tie_break") = "support", py::arg("index") = "", py::arg("sample") = 0, py::arg("sample_seed") = 0,

@@ -35,6 +35,27 @@ bool is_fact(const RelationGraph& graph, int relation, int x, int y) {
 
 }  // namespace
 
+double random_belief_rate(const Model& model, const ScoreOptions& scoring, int samples) {
+  const RelationGraph graph(model.kb);
+  std::vector<const Atom*> binary;
+  for (const Atom& f : model.kb.facts)
+    if (f.args.size() == 2) binary.push_back(&f);
+  const int constants = model.kb.constants.size();
+  if (binary.empty() || constants < 2) return 0.0;
+  std::mt19937_64 draw(0x72616e646f6dULL);
+  std::vector<Atom> corrupted;
+  for (int tries = 0; static_cast<int>(corrupted.size()) < samples && tries < 20 * samples; ++tries) {
+    const Atom& f = *binary[draw() % binary.size()];
+    const int y = static_cast<int>(draw() % static_cast<std::uint64_t>(constants));
+    if (y == f.args[0] || is_fact(graph, f.predicate, f.args[0], y)) continue;
+    corrupted.push_back(Atom{f.predicate, {f.args[0], y}});
+  }
+  if (corrupted.empty()) return 0.0;
+  const std::vector<double> scores = score_atoms(model, corrupted, with_fact_index(model, scoring));
+  const auto held = std::count_if(scores.begin(), scores.end(), [](double v) { return v >= kBelievedScore; });
+  return static_cast<double>(held) / static_cast<double>(corrupted.size());
+}
+
 std::vector<CompletedConfidence> completed_confidences(const Model& model, const std::vector<MinedRule>& rules,
                                                        const ScoreOptions& scoring, int max_pairs) {
   const RelationGraph graph(model.kb);

@@ -39,6 +39,14 @@ struct CompletedConfidence {
   long long inferred = 0; // of those, not training facts but scored >= kBelievedScore
 };
 
+// The share of random corruptions of the model's facts it holds true: each
+// of `samples` training facts r(x, y), drawn with a fixed seed, with y
+// replaced by a constant that makes no training fact. The judge's baseline:
+// a rule judged near this share says nothing, and a model that holds most
+// random atoms true (a ComplEx part trained 1-vs-all by a softmax, whose
+// sigmoid is no probability) cannot judge at all.
+double random_belief_rate(const Model& model, const ScoreOptions& scoring = {}, int samples = kMaxPairsJudged);
+
 // One per rule of `rules`, mined on model.kb's facts. Scores the head atoms
 // of every rule's pairs in one batch (score_atoms with `scoring`, whose
 // source must be the model's own or one of its parts).

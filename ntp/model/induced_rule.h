@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace ntp {
 
@@ -25,6 +26,13 @@ struct JudgedRule {
   double counted_confidence = 0;  // on the training facts alone (AMIE's standard confidence)
   long long pairs = 0;          // body pairs judged (at most kMaxPairsJudged)
   long long inferred = 0;       // of those, not training facts but held true by the model
+};
+
+// The rules a model judges, and its baseline: the share of random
+// corruptions of its facts it holds true.
+struct JudgedRules {
+  std::vector<JudgedRule> rules;  // highest confidence first
+  double random_belief = 0;
 };
 
 }  // namespace ntp

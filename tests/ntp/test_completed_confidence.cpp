@@ -66,3 +66,20 @@ TEST_CASE("completed_confidences equal the reference on random KBs, and judge a 
   CHECK(inferred > 0);
   CHECK(unbelieved > 0);
 }
+
+TEST_CASE("random_belief_rate: all random atoms held true when every embedding coincides, none when far apart") {
+  std::vector<ntp::Atom> held_out;
+  const ntp::KnowledgeBase kb = random_split(3, 12, 80, 5, held_out);
+  ntp::Model model = ntp::make_model(kb, 4, ntp::ProverConfig{}, 3);
+  const double rate = ntp::random_belief_rate(model);
+  CHECK(rate >= 0);
+  CHECK(rate <= 1);
+  CHECK(ntp::random_belief_rate(model) == rate);  // a fixed draw
+  model.constants.value.setZero();
+  model.predicates.value.setZero();
+  CHECK(ntp::random_belief_rate(model) == 1.0);
+  ntp::Model far = ntp::make_model(kb, 4, ntp::ProverConfig{}, 3);
+  far.constants.value *= 1000;
+  far.predicates.value *= 1000;
+  CHECK(ntp::random_belief_rate(far) == 0.0);
+}

@@ -137,9 +137,10 @@ class SameAsCommandLine(unittest.TestCase):
         self.assertEqual([(r.rule, r.text) for r in rules], [(r["rule"], r["text"]) for r in expected])
         for rule, want in zip(rules, expected):
             self.assertTrue(close(rule.confidence, want["confidence"]))
-        judged_expected = json.loads(cli("rules", "--model", Work.model, "--min-confidence", "0", "--mine",
-                                         "--json"))["judged_rules"]
-        judged = Work.reasoner.judged_rules()
+        judged_json = json.loads(cli("rules", "--model", Work.model, "--min-confidence", "0", "--mine", "--json"))
+        judged_expected = judged_json["judged_rules"]
+        judged, random_belief = Work.reasoner.judged_rules()
+        self.assertTrue(close(random_belief, judged_json["random_belief"]))
         self.assertEqual([r.text for r in judged], [r["rule"] for r in judged_expected])
         for rule, want in zip(judged, judged_expected):
             self.assertTrue(close(rule.confidence, want["confidence"]))

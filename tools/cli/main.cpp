@@ -503,11 +503,13 @@ std::string judged_rules_json(const std::vector<ntp::JudgedRule>& judged, double
   return "[" + list + "]";
 }
 
-void print_judged_rules(const std::vector<ntp::JudgedRule>& judged, double min_confidence) {
+void print_judged_rules(const ntp::JudgedRules& judged, double min_confidence) {
   std::printf("\nrules the training facts support (`ntp mine`), judged by the model: confidence once the facts it "
-              "holds true complete the KB, then on the training facts alone:\n");
+              "holds true complete the KB, then on the training facts alone (the model holds %.1f%% of random "
+              "corruptions of its facts true%s):\n", 100 * judged.random_belief,
+              judged.random_belief >= 0.5 ? ": its scores are no probabilities, and its judgments say nothing" : "");
   int shown = 0;
-  for (const auto& rule : judged) {
+  for (const auto& rule : judged.rules) {
     if (rule.confidence < min_confidence) continue;
     std::printf("%.3f  %s  (%.3f on the training facts; %lld of %lld pairs inferred)\n", rule.confidence,
                 rule.text.c_str(), rule.counted_confidence, rule.inferred, rule.pairs);
@@ -528,13 +530,13 @@ int cmd_rules(int argc, char** argv) {
      "and for a rule that started as a mined one \"started_from\":...,\"mined_confidence\":...},...],"
      "\"mined_rules\":[{\"rule\":...,\"confidence\":...},...]} (mined_rules: those the model's ranking counts beside its "
      "score); with --mine also \"judged_rules\":[{\"rule\":...,\"confidence\":...,\"counted_confidence\":...,"
-     "\"pairs\":...,\"inferred\":...},...]");
+     "\"pairs\":...,\"inferred\":...},...] and \"random_belief\" (the share of random corruptions the model holds true)");
   const auto r = parse(o, argc, argv);
   const ntp::Reasoner reasoner = ntp::Reasoner::load(get<std::string>(r, "model"));
   const double min_confidence = r["min-confidence"].as<double>();
   const auto rules = reasoner.rules(min_confidence);
   const auto first = reasoner.mined_rules();
-  const auto judged = r.count("mine") ? reasoner.judged_rules() : std::vector<ntp::JudgedRule>{};
+  const ntp::JudgedRules judged = r.count("mine") ? reasoner.judged_rules() : ntp::JudgedRules{};
   if (r.count("json")) {
     std::string list;
     for (const auto& rule : rules) {
@@ -548,7 +550,8 @@ int cmd_rules(int argc, char** argv) {
       mined += (mined.empty() ? "" : ",") + ntp::JsonObject().add("rule", rule.text).add("confidence", rule.confidence).text();
     ntp::JsonObject out;
     out.add_raw("rules", "[" + list + "]").add_raw("mined_rules", "[" + mined + "]");
-    if (r.count("mine")) out.add_raw("judged_rules", judged_rules_json(judged, min_confidence));
+    if (r.count("mine"))
+      out.add_raw("judged_rules", judged_rules_json(judged.rules, min_confidence)).add("random_belief", judged.random_belief);
     std::cout << out.text() << std::endl;
     return 0;
   }
