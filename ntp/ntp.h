@@ -39,6 +39,7 @@
 #include "ntp/train/train.h"
 #include "ntp/train/training_data.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -93,7 +94,9 @@ class Reasoner {
   // (eval/completed_confidence.h), highest first. A rule the data implies
   // rises above its counted confidence; one that merely correlates does not
   // rise above the share of random atoms the model holds true (random_belief).
-  JudgedRules judged_rules(const MineOptions& mining = {}) const;
+  // `progress` is called with (atoms scored, atoms to score) as the model judges.
+  JudgedRules judged_rules(const MineOptions& mining = {},
+                           const std::function<void(std::size_t, std::size_t)>& progress = nullptr) const;
   // One of the evaluation protocols (eval/request.h). Throws
   // std::invalid_argument for a bad name in the request, ParseError for a bad file.
   EvalReport evaluate(const EvalRequest& request) const;

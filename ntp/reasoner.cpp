@@ -125,12 +125,13 @@ std::vector<InducedRule> Reasoner::mined_rules() const {
   return rules;
 }
 
-JudgedRules Reasoner::judged_rules(const MineOptions& mining) const {
+JudgedRules Reasoner::judged_rules(const MineOptions& mining,
+                                   const std::function<void(std::size_t, std::size_t)>& progress) const {
   const Model& m = state_->model;
   const std::vector<MinedRule> mined = mine_rules(m.kb, mining).rules;
   ScoreOptions scoring;
   scoring.facts = state_->facts;
-  const std::vector<CompletedConfidence> judged = completed_confidences(m, mined, scoring);
+  const std::vector<CompletedConfidence> judged = completed_confidences(m, mined, scoring, kMaxPairsJudged, progress);
   JudgedRules out;
   out.random_belief = random_belief_rate(m, scoring);
   std::vector<JudgedRule>& rules = out.rules;

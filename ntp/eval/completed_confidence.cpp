@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <unordered_map>
 
 namespace ntp {
 namespace {
@@ -26,6 +27,21 @@ std::vector<std::pair<int, int>> body_pairs(const RelationGraph& graph, PathWalk
     }
   }
   return pairs;
+}
+
+// score_atoms over `atoms` a chunk at a time, so that progress can be told.
+std::vector<double> scores_in_chunks(const Model& model, const std::vector<Atom>& atoms, const ScoreOptions& scoring,
+                                     const std::function<void(std::size_t, std::size_t)>& progress) {
+  constexpr std::size_t kChunk = 4096;
+  std::vector<double> scores;
+  scores.reserve(atoms.size());
+  for (std::size_t first = 0; first < atoms.size(); first += kChunk) {
+    const std::vector<Atom> chunk(atoms.begin() + static_cast<std::ptrdiff_t>(first),
+                                  atoms.begin() + static_cast<std::ptrdiff_t>(std::min(atoms.size(), first + kChunk)));
+    for (double v : score_atoms(model, chunk, scoring)) scores.push_back(v);
+    if (progress) progress(scores.size(), atoms.size());
+  }
+  return scores;
 }
 
 bool is_fact(const RelationGraph& graph, int relation, int x, int y) {
@@ -57,26 +73,31 @@ double random_belief_rate(const Model& model, const ScoreOptions& scoring, int s
 }
 
 std::vector<CompletedConfidence> completed_confidences(const Model& model, const std::vector<MinedRule>& rules,
-                                                       const ScoreOptions& scoring, int max_pairs) {
+                                                       const ScoreOptions& scoring, int max_pairs,
+                                                       const std::function<void(std::size_t, std::size_t)>& progress) {
   const RelationGraph graph(model.kb);
   PathWalker walker(graph);
   std::vector<CompletedConfidence> out(rules.size());
-  std::vector<Atom> unknown;          // head atoms that are not training facts, for every rule
-  std::vector<std::size_t> owner;     // (unknown): the rule each belongs to
+  // Head atoms that are not training facts, each once (rules share many pairs),
+  // and for each rule's such pair the atom's index.
+  std::vector<Atom> unknown;
+  std::unordered_map<Atom, std::size_t, AtomHash> index_of;
+  std::vector<std::pair<std::size_t, std::size_t>> judged;  // (rule, index into unknown)
   for (std::size_t r = 0; r < rules.size(); ++r) {
     for (const auto& [x, y] : body_pairs(graph, walker, rules[r], max_pairs)) {
       ++out[r].pairs;
       if (is_fact(graph, rules[r].head, x, y)) {
         ++out[r].facts;
-      } else {
-        unknown.push_back(Atom{rules[r].head, {x, y}});
-        owner.push_back(r);
+        continue;
       }
+      const auto [at, added] = index_of.emplace(Atom{rules[r].head, {x, y}}, unknown.size());
+      if (added) unknown.push_back(at->first);
+      judged.emplace_back(r, at->second);
     }
   }
-  const std::vector<double> scores = score_atoms(model, unknown, with_fact_index(model, scoring));
-  for (std::size_t i = 0; i < unknown.size(); ++i)
-    if (scores[i] >= kBelievedScore) ++out[owner[i]].inferred;
+  const std::vector<double> scores = scores_in_chunks(model, unknown, with_fact_index(model, scoring), progress);
+  for (const auto& [r, atom] : judged)
+    if (scores[atom] >= kBelievedScore) ++out[r].inferred;
   for (CompletedConfidence& c : out)
     c.confidence = c.pairs == 0 ? 0.0 : static_cast<double>(c.facts + c.inferred) / static_cast<double>(c.pairs);
   return out;

@@ -22,6 +22,8 @@
 #include "ntp/mine/mined_rule.h"
 #include "ntp/model/model.h"
 
+#include <cstddef>
+#include <functional>
 #include <vector>
 
 namespace ntp {
@@ -47,10 +49,12 @@ struct CompletedConfidence {
 // sigmoid is no probability) cannot judge at all.
 double random_belief_rate(const Model& model, const ScoreOptions& scoring = {}, int samples = kMaxPairsJudged);
 
-// One per rule of `rules`, mined on model.kb's facts. Scores the head atoms
-// of every rule's pairs in one batch (score_atoms with `scoring`, whose
-// source must be the model's own or one of its parts).
-std::vector<CompletedConfidence> completed_confidences(const Model& model, const std::vector<MinedRule>& rules,
-                                                       const ScoreOptions& scoring = {}, int max_pairs = kMaxPairsJudged);
+// One per rule of `rules`, mined on model.kb's facts. Scores each distinct
+// head atom of the rules' pairs once (score_atoms with `scoring`, whose
+// source must be the model's own or one of its parts), calling `progress`
+// with (atoms scored, atoms to score) as it goes.
+std::vector<CompletedConfidence> completed_confidences(
+    const Model& model, const std::vector<MinedRule>& rules, const ScoreOptions& scoring = {},
+    int max_pairs = kMaxPairsJudged, const std::function<void(std::size_t, std::size_t)>& progress = nullptr);
 
 }  // namespace ntp

@@ -487,6 +487,17 @@ void print_mined_rules(const std::vector<ntp::InducedRule>& mined) {
   for (std::size_t i = 0; i < mined.size() && i < 10; ++i) std::printf("%.3f  %s\n", mined[i].confidence, mined[i].text.c_str());
 }
 
+// Mining's progress lines on stderr, one per phase (miner.h: "support", "pairs").
+std::function<void(const std::string&, std::size_t, std::size_t)> mining_progress() {
+  return [lines = std::map<std::string, std::function<void(std::size_t, std::size_t)>>()](
+             const std::string& phase, std::size_t done, std::size_t total) mutable {
+    auto it = lines.find(phase);
+    if (it == lines.end())
+      it = lines.emplace(phase, progress_line("counted " + phase + ":", phase == "support" ? "constants" : "bodies")).first;
+    it->second(done, total);
+  };
+}
+
 // The rules the model's training facts support, judged by the model, as
 // JSON or as lines "<confidence>  <rule>  (<counted> on the training facts; ...)".
 std::string judged_rules_json(const std::vector<ntp::JudgedRule>& judged, double min_confidence) {
@@ -536,7 +547,10 @@ int cmd_rules(int argc, char** argv) {
   const double min_confidence = r["min-confidence"].as<double>();
   const auto rules = reasoner.rules(min_confidence);
   const auto first = reasoner.mined_rules();
-  const ntp::JudgedRules judged = r.count("mine") ? reasoner.judged_rules() : ntp::JudgedRules{};
+  ntp::MineOptions mining;
+  mining.progress = mining_progress();
+  const ntp::JudgedRules judged =
+      r.count("mine") ? reasoner.judged_rules(mining, progress_line("judged", "atoms")) : ntp::JudgedRules{};
   if (r.count("json")) {
     std::string list;
     for (const auto& rule : rules) {
@@ -606,13 +620,7 @@ int cmd_mine(int argc, char** argv) {
   const ntp::TrainingData data =
       ntp::read_training_data(get<std::string>(r, "train"), "", r.count("dev") ? r["dev"].as<std::string>() : "",
                               r.count("test") ? r["test"].as<std::string>() : "");
-  std::map<std::string, std::function<void(std::size_t, std::size_t)>> lines;
-  if (!r.count("quiet"))
-    m.progress = [&lines](const std::string& phase, std::size_t done, std::size_t total) {
-      auto it = lines.find(phase);
-      if (it == lines.end()) it = lines.emplace(phase, progress_line("counted " + phase + ":", phase == "support" ? "constants" : "bodies")).first;
-      it->second(done, total);
-    };
+  if (!r.count("quiet")) m.progress = mining_progress();
   stop_requested.store(false);
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
