@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <random>
 #include <unordered_map>
+#include <utility>
 
 namespace ntp {
 namespace {
@@ -44,15 +45,9 @@ std::vector<double> scores_in_chunks(const Model& model, const std::vector<Atom>
   return scores;
 }
 
-bool is_fact(const RelationGraph& graph, int relation, int x, int y) {
-  const EdgeSpan out = graph.edges(x, forward_step(relation));
-  return std::any_of(out.begin(), out.end(), [y](const Edge& e) { return e.node == y; });
-}
-
 }  // namespace
 
 double random_belief_rate(const Model& model, const ScoreOptions& scoring, int samples) {
-  const RelationGraph graph(model.kb);
   std::vector<const Atom*> binary;
   for (const Atom& f : model.kb.facts)
     if (f.args.size() == 2) binary.push_back(&f);
@@ -63,8 +58,9 @@ double random_belief_rate(const Model& model, const ScoreOptions& scoring, int s
   for (int tries = 0; static_cast<int>(corrupted.size()) < samples && tries < 20 * samples; ++tries) {
     const Atom& f = *binary[draw() % binary.size()];
     const int y = static_cast<int>(draw() % static_cast<std::uint64_t>(constants));
-    if (y == f.args[0] || is_fact(graph, f.predicate, f.args[0], y)) continue;
-    corrupted.push_back(Atom{f.predicate, {f.args[0], y}});
+    Atom corruption{f.predicate, {f.args[0], y}};
+    if (y == f.args[0] || model.kb.contains(corruption)) continue;
+    corrupted.push_back(std::move(corruption));
   }
   if (corrupted.empty()) return 0.0;
   const std::vector<double> scores = score_atoms(model, corrupted, with_fact_index(model, scoring));
@@ -86,11 +82,12 @@ std::vector<CompletedConfidence> completed_confidences(const Model& model, const
   for (std::size_t r = 0; r < rules.size(); ++r) {
     for (const auto& [x, y] : body_pairs(graph, walker, rules[r], max_pairs)) {
       ++out[r].pairs;
-      if (is_fact(graph, rules[r].head, x, y)) {
+      Atom head{rules[r].head, {x, y}};
+      if (model.kb.contains(head)) {
         ++out[r].facts;
         continue;
       }
-      const auto [at, added] = index_of.emplace(Atom{rules[r].head, {x, y}}, unknown.size());
+      const auto [at, added] = index_of.emplace(std::move(head), unknown.size());
       if (added) unknown.push_back(at->first);
       judged.emplace_back(r, at->second);
     }

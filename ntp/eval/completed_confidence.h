@@ -33,6 +33,8 @@ inline constexpr double kBelievedScore = 0.5;
 // Pairs judged per rule at most: beyond, those of a sample of its subjects
 // (drawn with a fixed seed), so a rule of millions of pairs costs no more.
 inline constexpr int kMaxPairsJudged = 500;
+// Random corruptions the judge's baseline (random_belief_rate) is measured on.
+inline constexpr int kRandomCorruptions = 500;
 
 struct CompletedConfidence {
   double confidence = 0;  // the completed confidence over the pairs judged
@@ -47,7 +49,7 @@ struct CompletedConfidence {
 // a rule judged near this share says nothing, and a model that holds most
 // random atoms true (a ComplEx part trained 1-vs-all by a softmax, whose
 // sigmoid is no probability) cannot judge at all.
-double random_belief_rate(const Model& model, const ScoreOptions& scoring = {}, int samples = kMaxPairsJudged);
+double random_belief_rate(const Model& model, const ScoreOptions& scoring = {}, int samples = kRandomCorruptions);
 
 // One per rule of `rules`, mined on model.kb's facts. Scores each distinct
 // head atom of the rules' pairs once (score_atoms with `scoring`, whose

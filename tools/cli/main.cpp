@@ -547,10 +547,12 @@ int cmd_rules(int argc, char** argv) {
   const double min_confidence = r["min-confidence"].as<double>();
   const auto rules = reasoner.rules(min_confidence);
   const auto first = reasoner.mined_rules();
-  ntp::MineOptions mining;
-  mining.progress = mining_progress();
-  const ntp::JudgedRules judged =
-      r.count("mine") ? reasoner.judged_rules(mining, progress_line("judged", "atoms")) : ntp::JudgedRules{};
+  ntp::JudgedRules judged;
+  if (r.count("mine")) {
+    ntp::MineOptions mining;
+    mining.progress = mining_progress();
+    judged = reasoner.judged_rules(mining, progress_line("judged", "atoms"));
+  }
   if (r.count("json")) {
     std::string list;
     for (const auto& rule : rules) {
