@@ -24,7 +24,7 @@ demo: build
 	@tools/demo.sh $(BUILD)/ntp
 
 test: build
-	@cd $(BUILD) && ctest --output-on-failure
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The Python module `ntp` (python/), built in the same folder with
 # -DNTP_PYTHON=ON, which the folder then keeps (so `make test` runs its test
@@ -46,7 +46,7 @@ test-sanitize: deps
 	@cmake -S . -B $(BUILD)-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DNTP_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD)-sanitize -j $(JOBS)
-	@cd $(BUILD)-sanitize && ctest --output-on-failure
+	@cd $(BUILD)-sanitize && ctest --output-on-failure -j $(JOBS)
 
 # The whole test suite under ThreadSanitizer, in its own build folder, built
 # with clang++ and LLVM's OpenMP runtime (whose barriers TSan can see).
@@ -55,7 +55,7 @@ test-tsan:
 	@cmake -S . -B $(BUILD)-tsan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DNTP_TSAN=ON $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD)-tsan -j $(JOBS)
-	@cd $(BUILD)-tsan && ctest --output-on-failure
+	@cd $(BUILD)-tsan && ctest --output-on-failure -j $(JOBS)
 
 # The whole build and test suite with clang++ in its own folder, so that code
 # only GCC accepts cannot land (CI runs it after the GCC suites).
@@ -63,7 +63,7 @@ test-clang:
 	@tools/install-deps.sh --clang
 	@cmake -S . -B $(BUILD)-clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD)-clang -j $(JOBS)
-	@cd $(BUILD)-clang && ctest --output-on-failure
+	@cd $(BUILD)-clang && ctest --output-on-failure -j $(JOBS)
 
 # libFuzzer targets (tools/fuzz/), built with clang in their own folder and
 # run for FUZZ_SECONDS each (default 60); fails on any crash.
