@@ -251,6 +251,7 @@ std::int32_t read_version(Reader& r) {
 
 ProverConfig read_prover(Reader& r, std::int32_t version) {
   ProverConfig prover;
+  prover.k_open = 0;  // files before version 6 kept k facts for every atom
   prover.depth = r.i32(); prover.k_facts = r.i32(); prover.k_rules = r.i32(); prover.index = r.str();
   prover.complex = r.i32() != 0;
   const std::int32_t combine = version >= 3 ? r.i32() : 0;

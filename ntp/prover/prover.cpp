@@ -65,7 +65,7 @@ std::vector<std::vector<int>> facts_to_try(const SearchSpace& space, const std::
     for (std::size_t i : members) batch.push_back(queries[i]);
     const bool open = key.size() - 1 < static_cast<std::size_t>(key[0]);  // an argument is unbound
     const ProverConfig& c = space.config;
-    const int k = open && c.k_facts > 0 && c.k_open > 0 ? c.k_open : c.k_facts;
+    const int k = open && c.k_facts > 0 ? std::max(c.k_open, c.k_facts) : c.k_facts;
     std::vector<std::vector<int>> found = space.facts.nearest(batch, k);
     for (std::size_t j = 0; j < members.size(); ++j) facts_of[members[j]] = std::move(found[j]);
   }

@@ -125,7 +125,7 @@ void add_model_settings(std::vector<TrainOption>& t) {
                [](const S& s) { return text(s.model.prover.k_rules); },
                [](S& s, V v) { s.model.prover.k_rules = read_int(v); }});
   t.push_back({"k-open", OptionGroup::ProofSearch, OptionKind::Integer,
-               "facts kept per or-step for an atom with an unbound argument, as a chain rule's first hop (0 = k)",
+               "facts kept per or-step for an atom with an unbound argument, as a chain rule's first hop (at least k; 0 = k)",
                [](const S& s) { return text(s.model.prover.k_open); },
                [](S& s, V v) { s.model.prover.k_open = read_int(v); }});
   t.push_back({"index", OptionGroup::ProofSearch, OptionKind::Name,

@@ -273,6 +273,7 @@ TEST_CASE("a model file keeps the reformulator, and a version 4 file loads witho
   const ntp::Model old = ntp::load_model(path);
   CHECK(!ntp::has_conditioning(old));
   CHECK(old.predicates.value == plain.predicates.value);
+  CHECK(old.prover.k_open == 0);  // before version 6 every atom kept k facts
 
   for (ntp::Reformulator kind : {ntp::Reformulator::Linear, ntp::Reformulator::Attentive}) {
     const ntp::Model m = conditional_model(kind, 2, 4, 5);

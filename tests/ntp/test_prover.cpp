@@ -348,11 +348,21 @@ TEST_CASE("k-open keeps more facts for an atom with an unbound argument, and a m
   config.depth = 1;
   config.k_facts = 1;
   config.index = "exact";
+  config.k_open = 0;  // = k_facts
   ntp::Model m = ntp::make_model(kb, 8, config, 4);
   const std::size_t one = ntp::Reasoner(m).prove("r(a, e)", 100).proofs_searched;
   m.prover.k_open = 3;
   const std::size_t three = ntp::Reasoner(m).prove("r(a, e)", 100).proofs_searched;
   CHECK(three > one);
+  // An open atom keeps at least k_facts: k-open below k changes nothing.
+  m.prover.k_facts = 3;
+  const std::size_t k_three = ntp::Reasoner(m).prove("r(a, e)", 100).proofs_searched;
+  m.prover.k_open = 1;
+  CHECK(ntp::Reasoner(m).prove("r(a, e)", 100).proofs_searched == k_three);
+  m.prover.k_open = 0;
+  CHECK(ntp::Reasoner(m).prove("r(a, e)", 100).proofs_searched == k_three);
+  m.prover.k_facts = 1;
+  m.prover.k_open = 3;
   const std::string path = std::string(NTP_BINARY_DIR) + "/test_k_open.ntp";
   ntp::save_model(m, path);
   CHECK(ntp::load_model(path).prover.k_open == 3);
