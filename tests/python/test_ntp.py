@@ -237,14 +237,14 @@ class Training(unittest.TestCase):
         model = os.path.join(Work.folder, "l2-choice.ntp")
         r = ntp.train(family("train.nl"), family("family.nlt"), dev=family("dev.nl"), model=model, dim=4, epochs=1,
                       l2=[1e-4, 1e-3], threads=1, quiet=True)
-        self.assertRegex(r.training.l2_choice, r"^0\.00?1 \(dev mrr on 33 atoms: 0\.0001 0\.\d{4}, 0\.001 0\.\d{4}\)$")
+        self.assertRegex(r.training.l2_choice, r"^0\.000?1 \(dev mrr on 33 atoms: 0\.0001 0\.\d{4}, 0\.001 0\.\d{4}\)$")
         self.assertEqual(sorted(f for f in os.listdir(Work.folder) if f.startswith("l2-choice")),
                          ["l2-choice.ntp", "l2-choice.ntp.ckpt"])
         self.assertEqual(ntp.train_from_text("p(a, b).\n", dim=4, epochs=1, l2=0.5, quiet=True).training.l2_choice, "")
         # Without dev facts, a tenth of the training facts are held out to choose on, then all are trained on.
         carved = ntp.train(family("train.nl"), family("family.nlt"), model=model, dim=4, epochs=1, threads=1, quiet=True)
         self.assertRegex(carved.training.dev_carved, r"^33 of 334 training facts \(seed 0\) made the choices")
-        self.assertRegex(carved.training.l2_choice, r"^0\.00?1 \(dev mrr on 33 atoms: ")
+        self.assertRegex(carved.training.l2_choice, r"^0\.000?1 \(dev mrr on 33 atoms: ")
         plain = ntp.train(family("train.nl"), family("family.nlt"), model=model, dim=4, epochs=1, threads=1, quiet=True,
                           dev_from_train=False)
         self.assertEqual((plain.training.dev_carved, plain.training.l2_choice), ("", ""))
