@@ -59,11 +59,12 @@
 # model and /usr/bin/time -v report go to DIR (default build/reproduce).
 # Each row also gives an NTPλ model's proof part alone (`ntp eval --score proof`)
 # and its score under NTP.md's rule, max(proof, ComplEx) (`--score max`).
-# Long: the sum of the default seeds' runs is about 4.2 hours (one thread a
-# run; two invocations with --only splitting the sets take about 2.1 hours on
-# 2 cores), most of it Kinship and UMLS (about 35 minutes a run: two models
-# each, one per L2 value); a Countries run trains three models (two on its
-# carved dev split), about a minute each.
+# Long: most of it Kinship and UMLS, two models a run (one per L2 value),
+# about 50 minutes a run with one fact per atom and, estimated from one UMLS
+# model (48 against 19 minutes), about twice that at the default --k-open 4;
+# a Countries run trains three models (two on its carved dev split), 6 to 8
+# minutes for S3; the default seeds' runs add up to several hours: split the
+# sets over two invocations with --only on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
