@@ -61,8 +61,8 @@
 # and its score under NTP.md's rule, max(proof, ComplEx) (`--score max`).
 # Long: most of it Kinship and UMLS, two models a run (one per L2 value),
 # about 50 minutes a run with one fact per atom and, estimated from one UMLS
-# model (48 against 19 minutes), about twice that at the default --k-open 4;
-# a Countries run trains three models (two on its carved dev split), 6 to 8
+# model (40 against 19 minutes), about twice that at the default --k-open 4;
+# a Countries run trains three models (two on its carved dev split), 6 to 8.5
 # minutes for S3; the default seeds' runs add up to several hours: split the
 # sets over two invocations with --only on 2 cores.
 set -euo pipefail

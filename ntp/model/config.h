@@ -40,7 +40,7 @@ struct ProverConfig {
   // Facts kept per `or` step for an atom with an unbound argument, such as a
   // chain's first hop q(X, Z) with Z free, whose nearest fact is one of many
   // that bind Z: at least k_facts (0 = k_facts). Ignored when k_facts is 0
-  // (every fact). 4 was chosen on dev (docs/RESULTS.md, "One recipe"); it
+  // (every fact). 4 was chosen on dev (docs/RESULTS.md, "The defaults"); it
   // costs nothing where no rule has an open atom.
   int k_open = 4;
   std::string index = "auto";  // fact index (fact_index.h): auto|table|brute|kdtree|exact|hnsw
