@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <stdexcept>
 #include <unordered_map>
 #include <utility>
 
@@ -71,6 +72,8 @@ double random_belief_rate(const Model& model, const ScoreOptions& scoring, int s
 std::vector<CompletedConfidence> completed_confidences(const Model& model, const std::vector<MinedRule>& rules,
                                                        const ScoreOptions& scoring, int max_pairs,
                                                        const std::function<void(std::size_t, std::size_t)>& progress) {
+  for (const MinedRule& r : rules)
+    if (has_constant(r)) throw std::invalid_argument("judging rules with a constant is not supported: " + rule_text(model.kb, r));
   const RelationGraph graph(model.kb);
   PathWalker walker(graph);
   std::vector<CompletedConfidence> out(rules.size());

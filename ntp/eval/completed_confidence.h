@@ -54,7 +54,8 @@ double random_belief_rate(const Model& model, const ScoreOptions& scoring = {}, 
 // One per rule of `rules`, mined on model.kb's facts. Scores each distinct
 // head atom of the rules' pairs once (score_atoms with `scoring`, whose
 // source must be the model's own or one of its parts), calling `progress`
-// with (atoms scored, atoms to score) as it goes.
+// with (atoms scored, atoms to score) as it goes. Chain rules only: throws
+// std::invalid_argument for a rule with a constant.
 std::vector<CompletedConfidence> completed_confidences(
     const Model& model, const std::vector<MinedRule>& rules, const ScoreOptions& scoring = {},
     int max_pairs = kMaxPairsJudged, const std::function<void(std::size_t, std::size_t)>& progress = nullptr);

@@ -1,10 +1,12 @@
 // ntp/eval/rule_ranking.cpp: ranking by mined rules (see rule_ranking.h).
 #include "ntp/eval/rule_ranking.h"
 
+#include "ntp/mine/constant_rules.h"
 #include "ntp/mine/relation_graph.h"
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -38,14 +40,20 @@ void sort_by_confidence(std::vector<WalkedRule>& rules) {
   std::stable_sort(rules.begin(), rules.end(), [](const WalkedRule& a, const WalkedRule& b) { return a.confidence > b.confidence; });
 }
 
-// The rules of each head predicate, most confident first.
-std::vector<std::vector<WalkedRule>> rules_by_head(const KnowledgeBase& kb, const std::vector<MinedRule>& rules) {
-  std::vector<std::vector<WalkedRule>> by_head(static_cast<std::size_t>(kb.predicates.size()));
-  for (std::size_t i = 0; i < rules.size(); ++i)
-    by_head[static_cast<std::size_t>(rules[i].head)].push_back({rules[i].confidence, rules[i].body, reversed_path(rules[i].body), i});
-  for (auto& list : by_head) sort_by_confidence(list);
-  return by_head;
-}
+// The rules as the sides apply them: the chain rules of each head predicate,
+// most confident first, and the rules with a constant, indexed.
+struct AppliedRules {
+  AppliedRules(int num_predicates, const std::vector<MinedRule>& given)
+      : rules(given), by_head(static_cast<std::size_t>(num_predicates)), constants(given, num_predicates) {
+    for (std::size_t i = 0; i < rules.size(); ++i)
+      if (!has_constant(rules[i]))
+        by_head[static_cast<std::size_t>(rules[i].head)].push_back({rules[i].confidence, rules[i].body, reversed_path(rules[i].body), i});
+    for (auto& list : by_head) sort_by_confidence(list);
+  }
+  const std::vector<MinedRule>& rules;
+  std::vector<std::vector<WalkedRule>> by_head;
+  ConstantRuleIndex constants;
+};
 
 // How many known atoms share a side's fixed part: (predicate, the other
 // argument, which argument is open) -> count.
@@ -81,25 +89,43 @@ struct SideScratch {
   std::vector<Prediction> predictions;
 };
 
-// The predictions of `rules` at the open argument of a side whose other argument is `from`.
-void predict(const std::vector<WalkedRule>& rules, int from, int open, RuleAggregation how, SideScratch& s,
-             PathWalker& walker) {
+// Adds one rule's confidence to the prediction of constant c.
+void add_prediction(int c, double confidence, std::size_t rule, RuleAggregation how, SideScratch& s) {
+  int& at = s.slot[static_cast<std::size_t>(c)];
+  if (at == 0) {
+    s.reached.push_back(c);
+    at = static_cast<int>(s.reached.size());
+    if (s.predictions.size() < s.reached.size()) s.predictions.emplace_back();
+    s.predictions[static_cast<std::size_t>(at - 1)] = Prediction{};
+    s.predictions[static_cast<std::size_t>(at - 1)].first_rule = rule;
+  }
+  Prediction& p = s.predictions[static_cast<std::size_t>(at - 1)];
+  if (how == RuleAggregation::Max) {
+    if (!p.confidences.empty() && confidence > p.confidences.front()) p.first_rule = rule;
+    p.confidences.push_back(confidence);
+  }
+  p.noisy_or = 1 - (1 - p.noisy_or) * (1 - confidence);
+}
+
+// The predictions of the rules of `head` at the open argument of a side
+// whose other argument is `from`, each constant's confidences highest first.
+void predict(const AppliedRules& applied, int head, int from, int open, RuleAggregation how, SideScratch& s,
+             const RelationGraph& g, PathWalker& walker) {
   for (int c : s.reached) s.slot[static_cast<std::size_t>(c)] = 0;
   s.reached.clear();
-  for (const WalkedRule& r : rules) {
-    for (int c : walker.walk(open == 1 ? r.from_x : r.from_y, from)) {
-      int& at = s.slot[static_cast<std::size_t>(c)];
-      if (at == 0) {
-        s.reached.push_back(c);
-        at = static_cast<int>(s.reached.size());
-        if (s.predictions.size() < s.reached.size()) s.predictions.emplace_back();
-        s.predictions[static_cast<std::size_t>(at - 1)] = Prediction{};
-        s.predictions[static_cast<std::size_t>(at - 1)].first_rule = r.index;
-      }
-      Prediction& p = s.predictions[static_cast<std::size_t>(at - 1)];
-      if (how == RuleAggregation::Max) p.confidences.push_back(r.confidence);
-      p.noisy_or = 1 - (1 - p.noisy_or) * (1 - r.confidence);
-    }
+  for (const WalkedRule& r : applied.by_head[static_cast<std::size_t>(head)])  // most confident first
+    for (int c : walker.walk(open == 1 ? r.from_x : r.from_y, from)) add_prediction(c, r.confidence, r.index, how, s);
+  if (applied.constants.empty()) return;
+  const std::size_t chained = s.reached.size();
+  bool added = false;
+  applied.constants.for_each_applying(g, head, open, from, [&](std::size_t rule, int c) {
+    add_prediction(c, applied.rules[rule].confidence, rule, how, s);
+    added = true;
+  });
+  if (!added || how != RuleAggregation::Max) return;
+  for (std::size_t i = 0; i < s.reached.size(); ++i) {
+    std::vector<double>& list = s.predictions[i].confidences;
+    if (i >= chained || list.size() > 1) std::sort(list.begin(), list.end(), std::greater<double>());
   }
 }
 
@@ -233,14 +259,11 @@ SideRank rank_side_rules_first(const SideRank& alone, const PredictedSide& side,
 
 std::vector<RulePrediction> predict_by_rules(const RelationGraph& graph, const std::vector<MinedRule>& rules,
                                              const Atom& atom, int open) {
-  std::vector<WalkedRule> head_rules;
-  for (std::size_t i = 0; i < rules.size(); ++i)
-    if (rules[i].head == atom.predicate) head_rules.push_back({rules[i].confidence, rules[i].body, reversed_path(rules[i].body), i});
-  sort_by_confidence(head_rules);
+  const AppliedRules applied(graph.num_relations(), rules);
   SideScratch s;
   s.slot.assign(static_cast<std::size_t>(graph.num_nodes()), 0);
   PathWalker walker(graph);
-  predict(head_rules, atom.args[static_cast<std::size_t>(1 - open)], open, RuleAggregation::Max, s, walker);
+  predict(applied, atom.predicate, atom.args[static_cast<std::size_t>(1 - open)], open, RuleAggregation::Max, s, graph, walker);
   std::vector<RulePrediction> out;
   for (std::size_t i = 0; i < s.reached.size(); ++i)
     out.push_back({s.reached[i], std::move(s.predictions[i].confidences), s.predictions[i].first_rule});
@@ -259,7 +282,7 @@ RankingResult rank_rules_first(const Model& model, const std::vector<MinedRule>&
       throw std::invalid_argument("ranking by rules needs binary test atoms, got " + to_string(model.kb, a));
   const RankingResult alone = evaluate_ranking(model, test, known, scoring, options);
   const RelationGraph g(model.kb);
-  const auto by_head = rules_by_head(model.kb, rules);
+  const AppliedRules applied(model.kb.predicates.size(), rules);
   RankingResult result;
   result.ranks.resize(alone.ranks.size());
 #pragma omp parallel
@@ -271,8 +294,7 @@ RankingResult rank_rules_first(const Model& model, const std::vector<MinedRule>&
     for (std::size_t i = 0; i < alone.ranks.size(); ++i) {
       const Atom& atom = test[alone.ranks[i].triple];
       const int open = alone.ranks[i].side;
-      predict(by_head[static_cast<std::size_t>(atom.predicate)], atom.args[static_cast<std::size_t>(1 - open)], open, how,
-              scratch, walker);
+      predict(applied, atom.predicate, atom.args[static_cast<std::size_t>(1 - open)], open, how, scratch, g, walker);
       const PredictedSide side = keys_of_predicted(model, atom, open, scoring, known, scratch);
       result.ranks[i] = rank_side_rules_first(alone.ranks[i], side, scratch, atom.args[static_cast<std::size_t>(open)], how);
     }
@@ -321,7 +343,7 @@ std::vector<RankingResult> rank_with_rule_evidence(const Model& model, const std
     if (a.args.size() != 2)
       throw std::invalid_argument("ranking by rules needs binary test atoms, got " + to_string(model.kb, a));
   const RelationGraph g(model.kb);
-  const auto by_head = rules_by_head(model.kb, rules);
+  const AppliedRules applied(model.kb.predicates.size(), rules);
   std::vector<RankingResult> results(weights.size());
   for (RankingResult& r : results) r.ranks.resize(2 * test.size());
   std::size_t done = 0;
@@ -334,10 +356,10 @@ std::vector<RankingResult> rank_with_rule_evidence(const Model& model, const std
     for (std::size_t i = 0; i < 2 * test.size(); ++i) {
       const Atom& atom = test[i / 2];
       const int open = static_cast<int>(i % 2);
-      predict(by_head[static_cast<std::size_t>(atom.predicate)], atom.args[static_cast<std::size_t>(1 - open)], open,
-              RuleAggregation::Max, scratch, walker);
+      predict(applied, atom.predicate, atom.args[static_cast<std::size_t>(1 - open)], open, RuleAggregation::Max, scratch,
+              g, walker);
       std::vector<double> best(static_cast<std::size_t>(model.kb.constants.size()), 0.0);
-      for (std::size_t j = 0; j < scratch.reached.size(); ++j)  // rules by head come most confident first
+      for (std::size_t j = 0; j < scratch.reached.size(); ++j)  // highest first (predict)
         best[static_cast<std::size_t>(scratch.reached[j])] = scratch.predictions[j].confidences.front();
       std::vector<Atom> atoms(best.size(), atom);
       for (std::size_t c = 0; c < atoms.size(); ++c) atoms[c].args[static_cast<std::size_t>(open)] = static_cast<int>(c);
@@ -360,7 +382,7 @@ RankingResult rank_by_rules(const KnowledgeBase& kb, const std::vector<MinedRule
   for (const Atom& a : test)
     if (a.args.size() != 2) throw std::invalid_argument("ranking by rules needs binary test atoms, got " + to_string(kb, a));
   const RelationGraph g(kb);
-  const auto by_head = rules_by_head(kb, rules);
+  const AppliedRules applied(kb.predicates.size(), rules);
   const SideCounts side_counts = count_sides(known);
   RankingResult result;
   result.ranks.resize(2 * test.size());
@@ -374,8 +396,7 @@ RankingResult rank_by_rules(const KnowledgeBase& kb, const std::vector<MinedRule
     for (std::size_t i = 0; i < result.ranks.size(); ++i) {
       const Atom& atom = test[i / 2];
       const int open = static_cast<int>(i % 2);
-      const auto& head_rules = by_head[static_cast<std::size_t>(atom.predicate)];
-      predict(head_rules, atom.args[static_cast<std::size_t>(1 - open)], open, o.aggregation, scratch, walker);
+      predict(applied, atom.predicate, atom.args[static_cast<std::size_t>(1 - open)], open, o.aggregation, scratch, g, walker);
       const std::vector<double> scores = o.tie_scores ? o.tie_scores(atom, open) : std::vector<double>();
       result.ranks[i] = rank_side(kb, atom, open, known, side_counts, o.aggregation, scratch, scores);
       result.ranks[i].triple = i / 2;

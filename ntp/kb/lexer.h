@@ -50,10 +50,7 @@ struct Token {
 // and on input that check_text refuses.
 std::vector<Token> tokenize(const std::string& text, const std::string& file, int first_line, bool comments);
 
-// Variables start with an upper-case ASCII letter or `_`.
-inline bool is_variable_name(const std::string& name) {
-  return !name.empty() && ((name[0] >= 'A' && name[0] <= 'Z') || name[0] == '_');
-}
+using ntp::is_variable_name;  // parse.h
 
 // "'abc'", "'('", "end of file", ...: a token as an error message shows it.
 std::string describe(const Token& t);

@@ -24,9 +24,16 @@
 #include <istream>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ntp {
+
+// Variables start with an upper-case ASCII letter or `_`: a constant so
+// named cannot be written in a rule.
+inline bool is_variable_name(const std::string& name) {
+  return !name.empty() && ((name[0] >= 'A' && name[0] <= 'Z') || name[0] == '_');
+}
 
 struct ParseError : std::runtime_error {
   ParseError(const std::string& file, int line, int column, const std::string& what);
@@ -75,6 +82,18 @@ std::vector<Template> read_templates_pl(std::istream& in, const std::string& nam
 // are slots, every other predicate must be known. Column numbers count from
 // the start of `line`, so a caller may blank out what precedes the rule.
 Template parse_rule_line(const std::string& line, const std::string& file, int number, const KnowledgeBase& kb);
+
+// The same for many lines against one KB: the arities of its predicates
+// (from its facts) found once, not once a line. Keeps a reference to kb.
+class RuleLineParser {
+ public:
+  explicit RuleLineParser(const KnowledgeBase& kb);
+  Template parse(const std::string& line, const std::string& file, int number) const;
+
+ private:
+  const KnowledgeBase& kb_;
+  std::unordered_map<int, std::size_t> arities_;  // predicate id -> arity of its first fact
+};
 
 // One name per non-empty line (surrounding blanks trimmed).
 std::vector<std::string> read_names(const std::string& path);

@@ -183,9 +183,14 @@ std::vector<Template> read_templates_nlt(std::istream& in, const std::string& na
 }
 
 Template parse_rule_line(const std::string& line, const std::string& file, int number, const KnowledgeBase& kb) {
+  return RuleLineParser(kb).parse(line, file, number);
+}
+
+RuleLineParser::RuleLineParser(const KnowledgeBase& kb) : kb_(kb), arities_(fact_arities(kb)) {}
+
+Template RuleLineParser::parse(const std::string& line, const std::string& file, int number) const {
   Cursor cursor(lex::tokenize(line, file, number, true), file);
-  const auto arities = fact_arities(kb);
-  TemplateBuilder builder(kb, arities, cursor, SlotStyle::Hash);
+  TemplateBuilder builder(kb_, arities_, cursor, SlotStyle::Hash);
   Template t = parse_rule(cursor, builder, 1, file + ":" + std::to_string(number));
   cursor.accept(TokenKind::Dot);
   if (!cursor.at_end()) cursor.fail_unexpected("',' or the end of the rule");

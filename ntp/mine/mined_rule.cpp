@@ -18,7 +18,25 @@ void set_measures(MinedRule& rule, long long head_facts) {
   rule.pca_confidence = rule.pca_pairs > 0 ? support / rule.pca_pairs : 0;
 }
 
+namespace {
+
+// "h(X, c) :- r(X, d)": V is X when the constant is the head's second argument, else Y.
+std::string constant_rule_text(const KnowledgeBase& kb, const MinedRule& rule) {
+  const std::string v = rule.constant_arg == 1 ? "X" : "Y", c = kb.constants.name(rule.head_constant);
+  const std::string end = rule.body_constant >= 0 ? kb.constants.name(rule.body_constant) : "Z";
+  auto atom = [&](int predicate, const std::string& a, const std::string& b) {
+    return atom_text(kb.predicates.name(predicate), 2, [&](std::size_t i) { return i == 0 ? a : b; });
+  };
+  const std::string head = rule.constant_arg == 1 ? atom(rule.head, v, c) : atom(rule.head, c, v);
+  const int step = rule.body.front();
+  const std::string body = is_backward(step) ? atom(step_relation(step), end, v) : atom(step_relation(step), v, end);
+  return ntp::rule_text(head, {body});
+}
+
+}  // namespace
+
 std::string rule_text(const KnowledgeBase& kb, const MinedRule& rule) {
+  if (has_constant(rule)) return constant_rule_text(kb, rule);
   // Variables along the path: X, then the middle ones, then Y.
   std::vector<std::string> along{"X"};
   const std::size_t middle = rule.body.size() - 1;

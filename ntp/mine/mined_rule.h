@@ -16,6 +16,13 @@
 //                   for a head that is more functional the other way round
 //                   (fewer facts per object than per subject), whose y has
 //                   some h(x', y) fact.
+//
+// A rule with a constant (AnyBURL's acyclic rules of one atom) predicts
+// h(v, c) (or h(c, v)) for every v other than c that has one edge
+// (relation_graph.h) to a given constant d, or to anything:
+//   h(X, c) :- r(X, d)     h(X, c) :- r(X, Z)     h(c, Y) :- r(d, Y) ...
+// Its pairs are the V values the body holds for (V != c), its support those
+// of them with the head fact; PCA counts the V with some fact of h on V's side.
 #pragma once
 
 #include "ntp/kb/kb.h"
@@ -33,7 +40,15 @@ struct MinedRule {
   double pca_pairs = 0;    // of those, on the head's known side (PCA)
   bool estimated = false;  // body_pairs and pca_pairs scaled up from a sample of X values
   double head_coverage = 0, confidence = 0, pca_confidence = 0;
+  // A rule with a constant (above): the head's argument that is the constant
+  // (0 or 1; -1 for a chain rule), the constant, and the constant that the
+  // body's one step from V ends at (-1: a free variable Z).
+  int constant_arg = -1;
+  int head_constant = -1;
+  int body_constant = -1;
 };
+
+inline bool has_constant(const MinedRule& rule) { return rule.constant_arg >= 0; }
 
 // Fills the three ratios from the counts and the head's fact count.
 void set_measures(MinedRule& rule, long long head_facts);

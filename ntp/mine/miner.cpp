@@ -1,12 +1,16 @@
 // ntp/mine/miner.cpp: counting rules on the facts (see miner.h).
 #include "ntp/mine/miner.h"
 
+#include "ntp/mine/constant_rules.h"
+#include "ntp/mine/progress.h"
 #include "ntp/mine/relation_graph.h"
 
 #include <omp.h>
 
 #include <algorithm>
 #include <initializer_list>
+#include <iterator>
+#include <tuple>
 #include <stdexcept>
 #include <unordered_map>
 #include <utility>
@@ -50,31 +54,10 @@ void check_options(const KnowledgeBase& kb, const MineOptions& o) {
   if (o.max_candidates_per_head < 1) throw std::invalid_argument("max candidates per head must be >= 1");
   if (o.rules_per_head < 0) throw std::invalid_argument("rules per head must be >= 0, got " + std::to_string(o.rules_per_head));
   if (!(o.max_body_work >= 1)) throw std::invalid_argument("max body work must be >= 1");
+  if (o.max_constant_rules < 0) throw std::invalid_argument("max constant rules must be >= 0");
   if (2 * static_cast<std::uint64_t>(kb.predicates.size()) >= kStepMask)
     throw std::invalid_argument("too many predicates to mine (at most " + std::to_string(kStepMask / 2 - 1) + ")");
 }
-
-// Reports (phase, done, total) from one thread at a time, at most every `every` units.
-class Progress {
- public:
-  Progress(const MineOptions& o, std::string phase, std::size_t total, std::size_t every)
-      : o_(o), phase_(std::move(phase)), total_(total), every_(std::max<std::size_t>(every, 1)) {}
-  void add(std::size_t units) {
-    if (!o_.progress) return;
-    const std::size_t before = done_.fetch_add(units);
-    if ((before + units) / every_ != before / every_ || before + units == total_) {
-#pragma omp critical(ntp_mine_progress)
-      o_.progress(phase_, std::min(done_.load(), total_), total_);
-    }
-  }
-  bool stopped() const { return o_.stop != nullptr && o_.stop->load(); }
-
- private:
-  const MineOptions& o_;
-  std::string phase_;
-  std::size_t total_, every_;
-  std::atomic<std::size_t> done_{0};
-};
 
 // What one thread reuses between nodes of the support pass: the steps by
 // which each neighbour z of the current y reaches it, grouped by z.
@@ -128,7 +111,7 @@ void bodies_of_fact(const RelationGraph& g, int head, int x, int y, int max_atom
 }
 
 // Pass 1: the support of every (head, body) pair, summed over threads.
-Counts count_support(const RelationGraph& g, const MineOptions& o, Progress& progress) {
+Counts count_support(const RelationGraph& g, const MineOptions& o, MineProgress& progress) {
   std::vector<Counts> per_thread(static_cast<std::size_t>(omp_get_max_threads()));
 #pragma omp parallel
   {
@@ -250,7 +233,7 @@ void count_pairs(const RelationGraph& g, std::uint64_t code, std::vector<MinedRu
 
 // Pass 2: the rules of every candidate, with their measures.
 std::vector<MinedRule> count_candidates(const RelationGraph& g, const std::vector<Candidate>& candidates,
-                                        const MineOptions& o, Progress& progress, long long& bodies) {
+                                        const MineOptions& o, MineProgress& progress, long long& bodies) {
   std::vector<std::pair<std::size_t, std::size_t>> ranges;  // candidates sharing a body
   for (std::size_t i = 0; i < candidates.size(); ++i)
     if (i == 0 || candidates[i].body != candidates[i - 1].body) ranges.emplace_back(i, i + 1);
@@ -298,7 +281,7 @@ MineResult mine_rules(const KnowledgeBase& kb, const MineOptions& o) {
   check_options(kb, o);
   const RelationGraph g(kb);
   MineResult result;
-  Progress support_progress(o, "support", static_cast<std::size_t>(g.num_nodes()), 1024);
+  MineProgress support_progress(o, "support", static_cast<std::size_t>(g.num_nodes()), 1024);
   const Counts counts = count_support(g, o, support_progress);
   if (support_progress.stopped()) return result.stopped = true, result;
   const std::vector<Candidate> candidates = select_candidates(counts, g, o);
@@ -307,7 +290,7 @@ MineResult mine_rules(const KnowledgeBase& kb, const MineOptions& o) {
   {
     std::size_t bodies = 0;
     for (std::size_t i = 0; i < candidates.size(); ++i) bodies += i == 0 || candidates[i].body != candidates[i - 1].body;
-    Progress counted(o, "pairs", bodies, std::max<std::size_t>(bodies / 200, 1));
+    MineProgress counted(o, "pairs", bodies, std::max<std::size_t>(bodies / 200, 1));
     rules = count_candidates(g, candidates, o, counted, result.bodies);
     if (counted.stopped()) return result.stopped = true, result;
   }
@@ -315,10 +298,18 @@ MineResult mine_rules(const KnowledgeBase& kb, const MineOptions& o) {
     set_measures(r, g.facts(r.head));
     if (r.confidence >= o.min_confidence) result.rules.push_back(std::move(r));
   }
+  if (o.constant_rules) {
+    MineProgress counted(o, "constants", static_cast<std::size_t>(g.num_nodes()), 1024);
+    std::vector<MinedRule> constant = mine_constant_rules(kb, g, o, counted);
+    if (counted.stopped()) return result.stopped = true, result.rules.clear(), result;
+    result.with_constant = static_cast<long long>(constant.size());
+    result.rules.insert(result.rules.end(), std::make_move_iterator(constant.begin()), std::make_move_iterator(constant.end()));
+  }
   std::sort(result.rules.begin(), result.rules.end(), [](const MinedRule& a, const MinedRule& b) {
     if (a.head != b.head) return a.head < b.head;
     if (a.confidence != b.confidence) return a.confidence > b.confidence;
-    return a.body < b.body;
+    return std::tie(a.body, a.constant_arg, a.head_constant, a.body_constant) <
+           std::tie(b.body, b.constant_arg, b.head_constant, b.body_constant);
   });
   if (o.rules_per_head > 0) keep_best_per_head(result.rules, o.rules_per_head);
   for (const MinedRule& r : result.rules) result.estimated += r.estimated;

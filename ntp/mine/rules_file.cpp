@@ -31,6 +31,7 @@ void save_mined_rules(const std::string& path, const KnowledgeBase& kb, const st
 std::vector<Template> mined_templates(const std::vector<MinedRule>& rules, const std::string& source) {
   std::vector<Template> templates;
   for (const MinedRule& r : rules) {
+    if (has_constant(r)) continue;
     Template t;
     const int y = 1, middle = static_cast<int>(r.body.size()) - 1;
     t.variable_names = {"X", "Y"};
@@ -105,7 +106,29 @@ double read_field(const std::string& line, const Field& f, bool allow_tilde, con
   return v;
 }
 
-MinedRule read_line(const std::string& line, const std::string& name, int number, const KnowledgeBase& kb) {
+// A rule with a constant (mined_rule.h) into r: h(V, c) or h(c, V) with a
+// KB predicate, then one binary atom of a KB predicate joining V to a
+// constant d or to another variable. False for any other shape.
+bool read_constant_rule(const Template& t, MinedRule& r) {
+  const RuleAtom& h = t.head;
+  if (h.predicate.is_slot || h.args.size() != 2 || t.body.size() != 1 || h.args[0].is_variable == h.args[1].is_variable)
+    return false;
+  const int constant_arg = h.args[0].is_variable ? 1 : 0;
+  const int v = h.args[static_cast<std::size_t>(1 - constant_arg)].id;
+  const RuleAtom& b = t.body.front();
+  if (b.predicate.is_slot || b.args.size() != 2) return false;
+  const bool forward = b.args[0].is_variable && b.args[0].id == v;
+  const bool backward = b.args[1].is_variable && b.args[1].id == v;
+  if (forward == backward) return false;  // V in neither place, or in both
+  const Term& end = b.args[forward ? 1 : 0];
+  r.constant_arg = constant_arg;
+  r.head_constant = h.args[static_cast<std::size_t>(constant_arg)].id;
+  r.body = {forward ? forward_step(b.predicate.id) : backward_step(b.predicate.id)};
+  r.body_constant = end.is_variable ? -1 : end.id;
+  return true;
+}
+
+MinedRule read_line(const std::string& line, const std::string& name, int number, const RuleLineParser& parser) {
   std::vector<Field> fields;
   for (std::size_t start = 0;;) {
     const std::size_t tab = line.find('\t', start);
@@ -127,13 +150,13 @@ MinedRule read_line(const std::string& line, const std::string& name, int number
   r.body_pairs = read_field(line, fields[4], true, name, number, "body_pairs");
   // The rule alone, at its own columns: the fields before it blanked out.
   const std::string rule = std::string(fields[5].begin, ' ') + line.substr(fields[5].begin);
-  const Template t = parse_rule_line(rule, name, number, kb);
+  const Template t = parser.parse(rule, name, number);
   r.head = t.head.predicate.id;
   r.body = chain_steps(t);
-  if (r.body.empty())
+  if (r.body.empty() && !read_constant_rule(t, r))
     throw ParseError(name, number, static_cast<int>(fields[5].begin) + 1,
-                     "not a chain rule over KB predicates (expected h(X, Y) :- a(X, Z), b(Z, Y) or another path "
-                     "of binary atoms from X to Y)");
+                     "not a mined rule over KB predicates (expected a path of binary atoms from X to Y, such as "
+                     "h(X, Y) :- a(X, Z), b(Z, Y), or a rule with a constant, such as h(X, c) :- a(X, d))");
   return r;
 }
 
@@ -141,12 +164,13 @@ MinedRule read_line(const std::string& line, const std::string& name, int number
 
 std::vector<MinedRule> read_mined_rules(std::istream& in, const std::string& name, const KnowledgeBase& kb) {
   std::vector<MinedRule> rules;
+  const RuleLineParser parser(kb);
   int number = 0;
   for (std::string line; std::getline(in, line);) {
     ++number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos || line[0] == '%') continue;
-    rules.push_back(read_line(line, name, number, kb));
+    rules.push_back(read_line(line, name, number, parser));
   }
   return rules;
 }

@@ -26,16 +26,18 @@ void write_mined_rules(std::ostream& out, const KnowledgeBase& kb, const std::ve
 void save_mined_rules(const std::string& path, const KnowledgeBase& kb, const std::vector<MinedRule>& rules);
 
 // Throws ParseError naming the file, line and column of a malformed line: a
-// missing or non-numeric field, a rule whose predicates the KB does not know,
-// or a rule that is not a chain h(X, Y) :- a(X, Z), ... leading from X to Y
-// through distinct variables.
+// missing or non-numeric field, a rule whose predicates or constants the KB
+// does not know, or a rule that is neither a chain h(X, Y) :- a(X, Z), ...
+// leading from X to Y through distinct variables nor a rule with a constant
+// (mined_rule.h).
 std::vector<MinedRule> read_mined_rules(std::istream& in, const std::string& name, const KnowledgeBase& kb);
 std::vector<MinedRule> read_mined_rules(const std::string& path, const KnowledgeBase& kb);
 
-// Each rule as a template of one copy whose every predicate, head and body,
+// Each chain rule as a template of one copy whose every predicate, head and body,
 // is a learnable slot starting at that predicate's embedding
 // (Template::slot_starts): a prover that starts where the miner ended and
-// may move each slot toward similar relations. `source` names the file.
+// may move each slot toward similar relations; rules with a constant are
+// left out. `source` names the file.
 std::vector<Template> mined_templates(const std::vector<MinedRule>& rules, const std::string& source);
 
 // The steps (relation_graph.h) of a template that is a chain from its head's

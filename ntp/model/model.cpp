@@ -24,8 +24,9 @@ namespace {
 
 constexpr char kMagic[8] = {'N', 'T', 'P', 'M', 'O', 'D', 'E', 'L'};
 // 2: ProverConfig::complex; 3: ProverConfig::combine; 4: rule attention; 5: conditional rules;
-// 6: mined templates (Template::slot_starts, mined_confidence)
-constexpr std::uint32_t kVersion = 7;
+// 6: mined templates (Template::slot_starts, mined_confidence); 7: mined rules beside the score;
+// 8: mined rules with a constant
+constexpr std::uint32_t kVersion = 8;
 // Version 2 files still load: they are NTPλ models with the max rule;
 // versions 2 and 3 are models without rule attention, 2 to 4 without
 // conditional rules, 2 to 5 without mined templates.
@@ -223,6 +224,11 @@ void write_model(const Model& m, std::ostream& out) {
     w.f64(r.pca_pairs);
     w.i32(r.estimated);
   }
+  for (const MinedRule& r : m.mined_rules) {  // version 8: where a rule has a constant
+    w.i32(r.constant_arg);
+    w.i32(r.head_constant);
+    w.i32(r.body_constant);
+  }
 }
 
 void save_model(const Model& m, const std::string& path) {
@@ -379,6 +385,21 @@ void read_mined_rules_section(Reader& r, Model& m) {
   }
 }
 
+// Version 8: each mined rule's constants (mined_rule.h), -1 where it has none.
+void read_rule_constants(Reader& r, Model& m) {
+  const int constants = m.kb.constants.size();
+  for (MinedRule& rule : m.mined_rules) {
+    rule.constant_arg = r.i32();
+    rule.head_constant = r.i32();
+    rule.body_constant = r.i32();
+    const bool chain = rule.constant_arg == -1 && rule.head_constant == -1 && rule.body_constant == -1;
+    const bool with_constant = (rule.constant_arg == 0 || rule.constant_arg == 1) && rule.head_constant >= 0 &&
+                               rule.head_constant < constants && rule.body_constant >= -1 &&
+                               rule.body_constant < constants && rule.body.size() == 1;
+    if (!chain && !with_constant) r.fail("corrupt model file (a mined rule's constants)");
+  }
+}
+
 }  // namespace
 
 Model load_model(std::istream& in, const std::string& path) {
@@ -404,6 +425,7 @@ Model load_model(std::istream& in, const std::string& path) {
   put_conditioning(r, m, reformulator, std::move(reformulator_weights));
   if (version >= 6) read_version6_tail(r, m);
   if (version >= 7) read_mined_rules_section(r, m);
+  if (version >= 8) read_rule_constants(r, m);
   return m;
 }
 

@@ -27,9 +27,11 @@ bool can_choose_mined_rules(const TrainingData& data) {
 namespace {
 
 // The rules of `kb` mined as the choice mines them: the miner's defaults,
-// bodies of at most `max_body_atoms`.
+// bodies of at most `max_body_atoms`, chain rules only (rules with a
+// constant beside the model are untried).
 std::vector<MinedRule> mine_with_bodies_of(const KnowledgeBase& kb, int max_body_atoms, const std::atomic<bool>* stop) {
   MineOptions mine;
+  mine.constant_rules = false;
   mine.stop = stop;
   mine.max_body_atoms = max_body_atoms;
   return mine_rules(kb, mine).rules;

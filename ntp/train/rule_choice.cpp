@@ -10,7 +10,8 @@
 namespace ntp {
 
 RuleSetChoice choose_rule_set(const KnowledgeBase& kb, std::vector<NamedRuleSet> sets, const std::vector<Atom>& dev,
-                              const std::vector<Atom>& more_known) {
+                              const std::vector<Atom>& more_known,
+                              const std::function<void(std::size_t, std::size_t)>& progress) {
   if (dev.empty()) throw std::invalid_argument("choosing mined rules on dev needs dev atoms");
   if (sets.empty()) throw std::invalid_argument("choosing mined rules on dev needs a set of rules to choose from");
   std::unordered_set<Atom, AtomHash> known(kb.facts.begin(), kb.facts.end());
@@ -18,8 +19,13 @@ RuleSetChoice choose_rule_set(const KnowledgeBase& kb, std::vector<NamedRuleSet>
   known.insert(more_known.begin(), more_known.end());
   std::vector<std::pair<std::string, double>> measured;
   std::size_t best = 0;
+  RuleRankingOptions options;
   for (std::size_t i = 0; i < sets.size(); ++i) {
-    measured.emplace_back(sets[i].first, rank_by_rules(kb, sets[i].second, dev, known).mean_ties.mrr);
+    if (progress) {
+      const std::size_t before = i * 2 * dev.size(), all = sets.size() * 2 * dev.size();
+      options.progress = [&progress, before, all](std::size_t done, std::size_t) { progress(before + done, all); };
+    }
+    measured.emplace_back(sets[i].first, rank_by_rules(kb, sets[i].second, dev, known, options).mean_ties.mrr);
     if (measured[i].second > measured[best].second) best = i;
   }
   RuleSetChoice choice;

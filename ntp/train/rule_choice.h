@@ -6,6 +6,8 @@
 #include "ntp/kb/kb.h"
 #include "ntp/mine/mined_rule.h"
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,8 +27,10 @@ struct RuleSetChoice {
 // highest MRR (the earlier on a tie). On Nations the one-atom rules rank
 // better than a set with chains, whose weaker predictions outrank theirs; on
 // UMLS the chains carry the ranking. Throws std::invalid_argument if `dev`
-// or `sets` is empty.
+// or `sets` is empty. `progress`, when set, is called with (sides ranked,
+// sides to rank) over all the sets, from one thread at a time.
 RuleSetChoice choose_rule_set(const KnowledgeBase& kb, std::vector<NamedRuleSet> sets, const std::vector<Atom>& dev,
-                              const std::vector<Atom>& more_known = {});
+                              const std::vector<Atom>& more_known = {},
+                              const std::function<void(std::size_t, std::size_t)>& progress = nullptr);
 
 }  // namespace ntp

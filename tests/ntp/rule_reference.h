@@ -20,8 +20,20 @@ bool holds(const ntp::KnowledgeBase& kb, int step, int a, int b) {
   return ntp::is_backward(step) ? kb.contains({r, {b, a}}) : kb.contains({r, {a, b}});
 }
 
-// Whether the rule's body leads from x to y through distinct constants.
+// Whether a rule with a constant predicts head(x, y): the constant at its
+// place, and the body holding for V, the other argument.
+bool constant_rule_predicts(const ntp::KnowledgeBase& kb, const ntp::MinedRule& r, int x, int y) {
+  const int c = r.constant_arg == 1 ? y : x, v = r.constant_arg == 1 ? x : y;
+  if (c != r.head_constant || v == c) return false;
+  for (int z = 0; z < kb.constants.size(); ++z)
+    if ((r.body_constant < 0 || z == r.body_constant) && holds(kb, r.body[0], v, z)) return true;
+  return false;
+}
+
+// Whether the rule predicts head(x, y): its body leads from x to y through
+// distinct constants (or, with a constant, as above).
 bool body_connects(const ntp::KnowledgeBase& kb, const ntp::MinedRule& r, int x, int y) {
+  if (ntp::has_constant(r)) return constant_rule_predicts(kb, r, x, y);
   if (x == y) return false;
   if (r.body.size() == 1) return holds(kb, r.body[0], x, y);
   const int n = kb.constants.size();
@@ -50,12 +62,14 @@ ntp::KnowledgeBase random_split(unsigned seed, int constants, int draws, int eve
   return kb;
 }
 
-// Every rule of at most `max_body_atoms` body atoms that predicts one fact or more.
-std::vector<ntp::MinedRule> mine_every_rule(const ntp::KnowledgeBase& kb, int max_body_atoms) {
+// Every rule of at most `max_body_atoms` body atoms (and, with
+// `constant_rules`, every rule with a constant) that predicts one fact or more.
+std::vector<ntp::MinedRule> mine_every_rule(const ntp::KnowledgeBase& kb, int max_body_atoms, bool constant_rules = false) {
   ntp::MineOptions mine;
   mine.min_support = 1;
   mine.min_head_coverage = 0;
   mine.max_body_atoms = max_body_atoms;
+  mine.constant_rules = constant_rules;
   return ntp::mine_rules(kb, mine).rules;
 }
 

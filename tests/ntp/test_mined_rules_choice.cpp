@@ -150,6 +150,7 @@ TEST_CASE("a finite weight adds the best rule's confidence to the score, alike i
   const ntp::TrainingData data = inverse_kb();
   ntp::Model model = ntp::make_model(data.kb, 8, ntp::ProverConfig{}, 1);
   ntp::MineOptions mine;
+  mine.constant_rules = false;
   model.mined_rules = ntp::mine_rules(model.kb, mine).rules;
   REQUIRE(!model.mined_rules.empty());
   model.mined_rule_weight = 0.5;

@@ -53,7 +53,7 @@ TEST_CASE("rule_evidence_keys orders atoms as the reference does: rules alone, r
     CAPTURE(seed);
     std::vector<ntp::Atom> held_out;
     const ntp::KnowledgeBase kb = random_split(seed, 8, 40, 5, held_out);
-    const auto rules = mine_every_rule(kb, seed % 2 == 0 ? 3 : 2);
+    const auto rules = mine_every_rule(kb, seed % 2 == 0 ? 3 : 2, seed % 3 == 1);  // a third with rules with a constant
     REQUIRE(!rules.empty());
     const std::vector<ntp::Atom> atoms = all_atoms(kb);
     const auto conf = ntp::predicting_confidences(kb, rules, atoms);

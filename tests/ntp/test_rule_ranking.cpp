@@ -60,12 +60,15 @@ double reference_rank(const ntp::KnowledgeBase& kb, const std::vector<ntp::Mined
 
 }  // namespace
 
-TEST_CASE("rank_by_rules equals the one-by-one reference on random KBs, max and noisy-or, ties left or broken by a model") {
+TEST_CASE("rank_by_rules equals the one-by-one reference on random KBs, max and noisy-or, ties left or broken by a model, "
+          "rules with a constant or not") {
   for (unsigned seed = 0; seed < 12; ++seed) {
     CAPTURE(seed);
     std::vector<ntp::Atom> test;
     const ntp::KnowledgeBase kb = random_split(seed, 12, 70, 7, test);
-    const auto rules = mine_every_rule(kb, seed % 3 == 2 ? 3 : 2);  // chains of three on a third of the KBs
+    // Chains of three on a third of the KBs, rules with a constant on half of them.
+    const auto rules = mine_every_rule(kb, seed % 3 == 2 ? 3 : 2, seed % 2 == 1);
+    if (seed % 2 == 1) CHECK(std::any_of(rules.begin(), rules.end(), [](const ntp::MinedRule& r) { return ntp::has_constant(r); }));
     REQUIRE(!rules.empty());
     std::unordered_set<ntp::Atom, ntp::AtomHash> known(kb.facts.begin(), kb.facts.end());
     known.insert(test.begin(), test.end());
@@ -154,7 +157,7 @@ TEST_CASE("rank_with_rule_evidence adds each weight times the best rule's confid
     ntp::ProverConfig prover;
     prover.complex = seed % 2 == 0;
     const ntp::Model model = ntp::make_model(kb, 6, prover, seed);
-    const auto rules = mine_every_rule(model.kb, 2);
+    const auto rules = mine_every_rule(model.kb, 2, seed % 2 == 1);  // half with rules with a constant
     std::unordered_set<ntp::Atom, ntp::AtomHash> known(kb.facts.begin(), kb.facts.end());
     known.insert(test.begin(), test.end());
     ntp::ScoreOptions scoring;
@@ -218,6 +221,7 @@ TEST_CASE("choose_rule_set keeps the set of mined rules that ranks the dev atoms
     const ntp::KnowledgeBase kb = random_split(seed + 100, 10, 60, 6, dev);
     ntp::MineOptions mine;
     mine.min_support = 1;
+    mine.constant_rules = false;
     const auto chains = ntp::mine_rules(kb, mine).rules;
     mine.max_body_atoms = 1;
     const auto one_atom = ntp::mine_rules(kb, mine).rules;

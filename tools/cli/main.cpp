@@ -20,6 +20,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -493,7 +494,7 @@ std::function<void(const std::string&, std::size_t, std::size_t)> mining_progres
              const std::string& phase, std::size_t done, std::size_t total) mutable {
     auto it = lines.find(phase);
     if (it == lines.end())
-      it = lines.emplace(phase, progress_line("counted " + phase + ":", phase == "support" ? "constants" : "bodies")).first;
+      it = lines.emplace(phase, progress_line("counted " + phase + ":", phase == "pairs" ? "bodies" : "constants")).first;
     it->second(done, total);
   };
 }
@@ -550,6 +551,7 @@ int cmd_rules(int argc, char** argv) {
   ntp::JudgedRules judged;
   if (r.count("mine")) {
     ntp::MineOptions mining;
+    mining.constant_rules = false;  // the judge reads chain rules
     mining.progress = mining_progress();
     judged = reasoner.judged_rules(mining, progress_line("judged", "atoms"));
   }
@@ -587,14 +589,16 @@ void add_mine_options(cxxopts::Options& o) {
   const ntp::MineOptions d;
   o.add_options("Data")
     ("train", "facts (.nl or .tsv)", cxxopts::value<std::string>())
-    ("dev", "dev facts: also mine one-atom rules alone (--max-atoms 1) and keep the set that ranks them "
-     "better", cxxopts::value<std::string>())
+    ("dev", "dev facts: also try the rules without those with a constant, and one-atom rules alone (--max-atoms "
+     "1), and keep the set that ranks them best", cxxopts::value<std::string>())
     ("test", "with --dev: test facts, which the dev ranking filters as true (as evaluation does)",
      cxxopts::value<std::string>())
     ("out", "write the rules to this file (default: standard output)", cxxopts::value<std::string>());
   o.add_options("Rules counted")
     ("max-atoms", "body atoms: 1 (implications and inverses), 2 (also chains of two) or 3 (also chains of three)",
      cxxopts::value<int>()->default_value(std::to_string(d.max_body_atoms)))
+    ("constants", "also rules with a constant: h(X, c) :- r(X, d) and h(X, c) :- r(X, Z), either argument "
+     "(--constants=false: none)", cxxopts::value<bool>()->default_value(d.constant_rules ? "true" : "false"))
     ("min-support", "pairs a rule must predict that are facts", cxxopts::value<long long>()->default_value(std::to_string(d.min_support)))
     ("min-head-coverage", "share of its head's facts a rule must predict",
      cxxopts::value<double>()->default_value(ntp::format_number(d.min_head_coverage)))
@@ -604,6 +608,26 @@ void add_mine_options(cxxopts::Options& o) {
   o.add_options("Process")
     ("threads", "OpenMP threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))
     ("quiet", "no progress output");
+}
+
+// The rule sets `ntp mine --dev` ranks the dev facts with: the rules mined
+// with `m`, the same without those with a constant, and one-atom rules alone.
+std::vector<ntp::NamedRuleSet> rule_sets_to_try(const ntp::KnowledgeBase& kb, ntp::MineOptions m,
+                                                const std::vector<ntp::MinedRule>& mined) {
+  const std::string shape = m.max_body_atoms > 1 ? "chains" : "one-atom";
+  std::vector<ntp::NamedRuleSet> sets{{shape + (m.constant_rules ? "-and-constants" : ""), mined}};
+  if (m.constant_rules) {
+    std::vector<ntp::MinedRule> chains;
+    std::copy_if(mined.begin(), mined.end(), std::back_inserter(chains), [](const ntp::MinedRule& r) { return !ntp::has_constant(r); });
+    sets.push_back({shape, std::move(chains)});
+  }
+  if (m.max_body_atoms > 1) {
+    m.max_body_atoms = 1;
+    m.constant_rules = false;
+    m.progress = nullptr;  // a second pass of seconds at most
+    sets.push_back({"one-atom", ntp::mine_rules(kb, m).rules});
+  }
+  return sets;
 }
 
 int cmd_mine(int argc, char** argv) {
@@ -619,6 +643,7 @@ int cmd_mine(int argc, char** argv) {
   m.min_head_coverage = r["min-head-coverage"].as<double>();
   m.min_confidence = r["min-confidence"].as<double>();
   m.rules_per_head = r["rules-per-head"].as<int>();
+  m.constant_rules = r["constants"].as<bool>();
   const ntp::TrainingData data =
       ntp::read_training_data(get<std::string>(r, "train"), "", r.count("dev") ? r["dev"].as<std::string>() : "",
                               r.count("test") ? r["test"].as<std::string>() : "");
@@ -635,11 +660,12 @@ int cmd_mine(int argc, char** argv) {
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<ntp::MinedRule> rules = result.rules;
-  if (r.count("dev") && m.max_body_atoms > 1) {
-    m.max_body_atoms = 1;
-    m.progress = nullptr;  // a second pass of seconds at most
-    std::vector<ntp::NamedRuleSet> sets{{"chains", rules}, {"one-atom", ntp::mine_rules(data.kb, m).rules}};
-    ntp::RuleSetChoice choice = ntp::choose_rule_set(data.kb, std::move(sets), data.dev, data.test);
+  if (r.count("dev")) {
+    std::vector<ntp::NamedRuleSet> sets = rule_sets_to_try(data.kb, m, rules);
+    const std::size_t count = sets.size();
+    const auto progress = r.count("quiet") ? std::function<void(std::size_t, std::size_t)>()
+                                            : progress_line("ranked dev with " + std::to_string(count) + " rule sets:", "sides");
+    ntp::RuleSetChoice choice = ntp::choose_rule_set(data.kb, std::move(sets), data.dev, data.test, progress);
     std::cerr << "kept on dev: " << choice.description << "\n";
     rules = std::move(choice.kept);
   }
@@ -647,7 +673,8 @@ int cmd_mine(int argc, char** argv) {
   else ntp::write_mined_rules(std::cout, data.kb, rules);
   std::cerr << "mined " << rules.size() << " rules from " << data.kb.facts.size() << " facts in "
             << ntp::format_duration(seconds) << " (" << result.candidates << " candidates, " << result.bodies
-            << " bodies counted, " << result.estimated << " rules' pairs estimated from a sample)"
+            << " bodies counted, " << result.estimated << " rules' pairs estimated from a sample, "
+            << result.with_constant << " rules with a constant)"
             << (r.count("out") ? "; written to " + r["out"].as<std::string>() : std::string()) << "\n";
   return 0;
 }
