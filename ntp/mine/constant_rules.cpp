@@ -130,7 +130,7 @@ class Group {
       pca = static_cast<double>(shared_[static_cast<std::size_t>(step)][static_cast<std::size_t>(hs_)]);
     }
     pairs -= c_holds ? 1 : 0;
-    if (static_cast<double>(support) >= o_.min_confidence * pairs)
+    if (static_cast<double>(support) >= o_.min_confidence * (pairs + kConstantRulePrior))  // set_measures' confidence
       out.push_back({hs_, c_, step, d, support, pairs, pca - (c_pca ? 1 : 0)});
   }
 

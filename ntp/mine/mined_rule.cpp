@@ -14,8 +14,9 @@ void set_measures(MinedRule& rule, long long head_facts) {
   rule.body_pairs = std::max(rule.body_pairs, support);
   rule.pca_pairs = std::min(std::max(rule.pca_pairs, support), rule.body_pairs);
   rule.head_coverage = head_facts > 0 ? support / static_cast<double>(head_facts) : 0;
-  rule.confidence = rule.body_pairs > 0 ? support / rule.body_pairs : 0;
-  rule.pca_confidence = rule.pca_pairs > 0 ? support / rule.pca_pairs : 0;
+  const double prior = has_constant(rule) ? kConstantRulePrior : 0;
+  rule.confidence = rule.body_pairs > 0 ? support / (rule.body_pairs + prior) : 0;
+  rule.pca_confidence = rule.pca_pairs > 0 ? support / (rule.pca_pairs + prior) : 0;
 }
 
 namespace {

@@ -262,13 +262,15 @@ std::vector<MinedRule> count_candidates(const RelationGraph& g, const std::vecto
   return rules;
 }
 
-// Keeps the first `n` rules of each head (rules sorted by head, best first).
+// Keeps the first `n` chain rules and the first `n` rules with a constant of
+// each head (rules sorted by head, best first).
 void keep_best_per_head(std::vector<MinedRule>& rules, int n) {
   std::size_t kept = 0;
-  int run = 0;
+  int chains = 0, with_constant = 0;  // kept of the current head, of each kind
   for (std::size_t i = 0; i < rules.size(); ++i) {
-    run = i > 0 && rules[i].head == rules[i - 1].head ? run + 1 : 0;
-    if (run >= n) continue;
+    if (i == 0 || rules[i].head != rules[i - 1].head) chains = with_constant = 0;
+    int& run = has_constant(rules[i]) ? with_constant : chains;
+    if (run++ >= n) continue;
     if (kept != i) rules[kept] = std::move(rules[i]);  // never onto itself: a self-moved vector may empty
     ++kept;
   }
@@ -302,7 +304,6 @@ MineResult mine_rules(const KnowledgeBase& kb, const MineOptions& o) {
     MineProgress counted(o, "constants", static_cast<std::size_t>(g.num_nodes()), 1024);
     std::vector<MinedRule> constant = mine_constant_rules(kb, g, o, counted);
     if (counted.stopped()) return result.stopped = true, result.rules.clear(), result;
-    result.with_constant = static_cast<long long>(constant.size());
     result.rules.insert(result.rules.end(), std::make_move_iterator(constant.begin()), std::make_move_iterator(constant.end()));
   }
   std::sort(result.rules.begin(), result.rules.end(), [](const MinedRule& a, const MinedRule& b) {
@@ -312,7 +313,7 @@ MineResult mine_rules(const KnowledgeBase& kb, const MineOptions& o) {
            std::tie(b.body, b.constant_arg, b.head_constant, b.body_constant);
   });
   if (o.rules_per_head > 0) keep_best_per_head(result.rules, o.rules_per_head);
-  for (const MinedRule& r : result.rules) result.estimated += r.estimated;
+  for (const MinedRule& r : result.rules) result.estimated += r.estimated, result.with_constant += has_constant(r);
   return result;
 }
 

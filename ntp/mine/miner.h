@@ -35,7 +35,7 @@ struct MineOptions {
   double min_head_coverage = 0.001;  // and that share of its head's facts
   double min_confidence = 0.001;     // kept after counting
   int max_candidates_per_head = 200;  // bodies counted per head, most support first
-  int rules_per_head = 0;            // kept per head, most confident first; 0 = all
+  int rules_per_head = 0;            // kept per head (and as many with a constant), most confident first; 0 = all
   double max_body_work = 2e7;        // edges one body's pair count may walk before it samples
   std::uint64_t seed = 0;            // of those samples
   bool constant_rules = true;        // also h(X, c) :- r(X, d) and h(X, c) :- r(X, Z) (constant_rules.h)

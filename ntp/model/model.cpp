@@ -367,8 +367,6 @@ void read_mined_rules_section(Reader& r, Model& m) {
   if (!(m.mined_rule_weight > 0)) r.fail("corrupt model file (mined rule weight " + format_number(m.mined_rule_weight) + ")");
   m.mined_rules.resize(static_cast<std::size_t>(r.count(1 << 24, 40)));
   const int predicates = m.kb.predicates.size();
-  std::vector<long long> facts_of(static_cast<std::size_t>(predicates), 0);
-  for (const Atom& f : m.kb.facts) ++facts_of[static_cast<std::size_t>(f.predicate)];
   for (MinedRule& rule : m.mined_rules) {
     rule.head = r.i32();
     rule.body = r.ints();
@@ -381,8 +379,14 @@ void read_mined_rules_section(Reader& r, Model& m) {
         !(support >= 0 && support <= rule.body_pairs) || !(rule.pca_pairs >= 0))
       r.fail("corrupt model file (a mined rule)");
     rule.support = static_cast<long long>(support);
-    set_measures(rule, facts_of[static_cast<std::size_t>(rule.head)]);
   }
+}
+
+// The mined rules' ratios, recomputed from their counts once read.
+void set_mined_rule_measures(Model& m) {
+  std::vector<long long> facts_of(static_cast<std::size_t>(m.kb.predicates.size()), 0);
+  for (const Atom& f : m.kb.facts) ++facts_of[static_cast<std::size_t>(f.predicate)];
+  for (MinedRule& rule : m.mined_rules) set_measures(rule, facts_of[static_cast<std::size_t>(rule.head)]);
 }
 
 // Version 8: each mined rule's constants (mined_rule.h), -1 where it has none.
@@ -426,6 +430,7 @@ Model load_model(std::istream& in, const std::string& path) {
   if (version >= 6) read_version6_tail(r, m);
   if (version >= 7) read_mined_rules_section(r, m);
   if (version >= 8) read_rule_constants(r, m);
+  set_mined_rule_measures(m);
   return m;
 }
 
