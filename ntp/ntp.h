@@ -89,7 +89,7 @@ class Reasoner {
   // (rule = its index).
   std::vector<InducedRule> mined_rules() const;
   // The rules the model's training facts support, mined with `mining`
-  // (`ntp mine`'s defaults unless told), each judged by the model: its
+  // (`ntp mine`'s defaults unless told; chain rules only), each judged by the model: its
   // confidence once the facts the model holds true complete the KB
   // (eval/completed_confidence.h), highest first. A rule the data implies
   // rises above its counted confidence; one that merely correlates does not

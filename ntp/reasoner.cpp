@@ -128,7 +128,9 @@ std::vector<InducedRule> Reasoner::mined_rules() const {
 JudgedRules Reasoner::judged_rules(const MineOptions& mining,
                                    const std::function<void(std::size_t, std::size_t)>& progress) const {
   const Model& m = state_->model;
-  const std::vector<MinedRule> mined = mine_rules(m.kb, mining).rules;
+  MineOptions chains = mining;
+  chains.constant_rules = false;  // the judge reads chain rules (completed_confidence.h)
+  const std::vector<MinedRule> mined = mine_rules(m.kb, chains).rules;
   ScoreOptions scoring;
   scoring.facts = state_->facts;
   const std::vector<CompletedConfidence> judged = completed_confidences(m, mined, scoring, kMaxPairsJudged, progress);

@@ -551,7 +551,6 @@ int cmd_rules(int argc, char** argv) {
   ntp::JudgedRules judged;
   if (r.count("mine")) {
     ntp::MineOptions mining;
-    mining.constant_rules = false;  // the judge reads chain rules
     mining.progress = mining_progress();
     judged = reasoner.judged_rules(mining, progress_line("judged", "atoms"));
   }
@@ -611,16 +610,18 @@ void add_mine_options(cxxopts::Options& o) {
 }
 
 // The rule sets `ntp mine --dev` ranks the dev facts with: the rules mined
-// with `m`, the same without those with a constant, and one-atom rules alone.
+// with `m` without those with a constant, then with them, and one-atom
+// rules alone (a tie keeps the earlier, smaller set).
 std::vector<ntp::NamedRuleSet> rule_sets_to_try(const ntp::KnowledgeBase& kb, ntp::MineOptions m,
                                                 const std::vector<ntp::MinedRule>& mined) {
   const std::string shape = m.max_body_atoms > 1 ? "chains" : "one-atom";
-  std::vector<ntp::NamedRuleSet> sets{{shape + (m.constant_rules ? "-and-constants" : ""), mined}};
+  std::vector<ntp::NamedRuleSet> sets;
   if (m.constant_rules) {
     std::vector<ntp::MinedRule> chains;
     std::copy_if(mined.begin(), mined.end(), std::back_inserter(chains), [](const ntp::MinedRule& r) { return !ntp::has_constant(r); });
     sets.push_back({shape, std::move(chains)});
   }
+  sets.push_back({shape + (m.constant_rules ? "-and-constants" : ""), mined});
   if (m.max_body_atoms > 1) {
     m.max_body_atoms = 1;
     m.constant_rules = false;
