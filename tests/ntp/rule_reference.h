@@ -15,14 +15,14 @@
 
 namespace {
 
-bool holds(const ntp::KnowledgeBase& kb, int step, int a, int b) {
+inline bool holds(const ntp::KnowledgeBase& kb, int step, int a, int b) {
   const int r = ntp::step_relation(step);
   return ntp::is_backward(step) ? kb.contains({r, {b, a}}) : kb.contains({r, {a, b}});
 }
 
 // Whether a rule with a constant predicts head(x, y): the constant at its
 // place, and the body holding for V, the other argument.
-bool constant_rule_predicts(const ntp::KnowledgeBase& kb, const ntp::MinedRule& r, int x, int y) {
+inline bool constant_rule_predicts(const ntp::KnowledgeBase& kb, const ntp::MinedRule& r, int x, int y) {
   const int c = r.constant_arg == 1 ? y : x, v = r.constant_arg == 1 ? x : y;
   if (c != r.head_constant || v == c) return false;
   for (int z = 0; z < kb.constants.size(); ++z)
@@ -32,7 +32,7 @@ bool constant_rule_predicts(const ntp::KnowledgeBase& kb, const ntp::MinedRule& 
 
 // Whether the rule predicts head(x, y): its body leads from x to y through
 // distinct constants (or, with a constant, as above).
-bool body_connects(const ntp::KnowledgeBase& kb, const ntp::MinedRule& r, int x, int y) {
+inline bool body_connects(const ntp::KnowledgeBase& kb, const ntp::MinedRule& r, int x, int y) {
   if (ntp::has_constant(r)) return constant_rule_predicts(kb, r, x, y);
   if (x == y) return false;
   if (r.body.size() == 1) return holds(kb, r.body[0], x, y);
@@ -48,7 +48,7 @@ bool body_connects(const ntp::KnowledgeBase& kb, const ntp::MinedRule& r, int x,
 
 // A random KB of 3 predicates over `constants` constants from `draws` random
 // atoms, every `every`-th new one held out into `held_out` instead.
-ntp::KnowledgeBase random_split(unsigned seed, int constants, int draws, int every, std::vector<ntp::Atom>& held_out) {
+inline ntp::KnowledgeBase random_split(unsigned seed, int constants, int draws, int every, std::vector<ntp::Atom>& held_out) {
   std::mt19937 rng(seed);
   ntp::KnowledgeBase kb;
   for (int p = 0; p < 3; ++p) kb.predicates.intern("p" + std::to_string(p));
@@ -64,7 +64,7 @@ ntp::KnowledgeBase random_split(unsigned seed, int constants, int draws, int eve
 
 // Every rule of at most `max_body_atoms` body atoms (and, with
 // `constant_rules`, every rule with a constant) that predicts one fact or more.
-std::vector<ntp::MinedRule> mine_every_rule(const ntp::KnowledgeBase& kb, int max_body_atoms, bool constant_rules = false) {
+inline std::vector<ntp::MinedRule> mine_every_rule(const ntp::KnowledgeBase& kb, int max_body_atoms, bool constant_rules = false) {
   ntp::MineOptions mine;
   mine.min_support = 1;
   mine.min_head_coverage = 0;

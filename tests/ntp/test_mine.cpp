@@ -261,6 +261,12 @@ TEST_CASE("mined rules are written and read back; the reader names file, line an
   CHECK(error("0.5\t0.5\t0.5\t2\t4\tq(X, Y) :- s(Y, X)\n").find("rules.tsv:1:28: unknown predicate 's'") == 0);
   CHECK(error("0.5\t0.5\t0.5\t2\t4\tq(X, Y) :- p(X, Z)\n").find("rules.tsv:1:17: not a mined rule") == 0);
   CHECK(error("0.5\t0.5\t0.5\t2\t4\tq(X, Y) :- p(X, Z), p(Z, X), p(X, Y)\n").find("not a mined rule") != std::string::npos);
+  // Rules with a constant (test_constant_rules.cpp): constants the KB knows, V in the head and in the body.
+  CHECK(error("0.5\t0.5\t0.5\t2\t4\tq(X, a) :- p(X, nowhere)\n").find("rules.tsv:1:") == 0);
+  CHECK(error("0.5\t0.5\t0.5\t2\t4\tq(X, a) :- p(Y, b)\n").find("not a mined rule") != std::string::npos);
+  CHECK(error("0.5\t0.5\t0.5\t2\t4\tq(b, a) :- p(b, c)\n").find("not a mined rule") != std::string::npos);
+  CHECK(error("0.5\t0.5\t0.5\t2\t4\tq(X, a) :- p(X, b), p(X, c)\n").find("not a mined rule") != std::string::npos);
+  CHECK(error("0.5\t0.5\t0.5\t2\t4\tq(X, a) :- p(X, b)\n") == "no error");
 }
 
 TEST_CASE("a mined rules file is read as rules, not templates, by its extension or by the header ntp mine writes") {
