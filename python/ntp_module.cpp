@@ -196,7 +196,7 @@ void bind_reasoner_queries(py::class_<PyReasoner>& c) {
    .def("judged_rules", [](const PyReasoner& r) {
      const ntp::JudgedRules judged = without_gil([&] { return r.reasoner.judged_rules(); });
      return py::make_tuple(judged.rules, judged.random_belief);
-   }, "(rules, random_belief): the rules the training facts support (`ntp mine`'s defaults), each judged by the "
+   }, "(rules, random_belief): the rules the training facts support (`ntp mine`'s defaults, chain rules only), each judged by the "
       "model, most confident first, and the share of random corruptions of its facts the model holds true, as "
       "`ntp rules --mine`.")
    .def("evaluate", &evaluate, py::arg("protocol"), py::arg("test"), py::arg("dev") = "", py::arg("regions") = "",
