@@ -41,12 +41,13 @@ void sort_by_confidence(std::vector<WalkedRule>& rules) {
 }
 
 // The rules as the sides apply them: the chain rules of each head predicate,
-// most confident first, and the rules with a constant, indexed.
+// most confident first, and the rules with a constant, indexed; of head
+// `only_head` alone when it is not -1 (one side's rules).
 struct AppliedRules {
-  AppliedRules(int num_predicates, const std::vector<MinedRule>& given)
-      : rules(given), by_head(static_cast<std::size_t>(num_predicates)), constants(given, num_predicates) {
+  AppliedRules(int num_predicates, const std::vector<MinedRule>& given, int only_head = -1)
+      : rules(given), by_head(static_cast<std::size_t>(num_predicates)), constants(given, num_predicates, only_head) {
     for (std::size_t i = 0; i < rules.size(); ++i)
-      if (!has_constant(rules[i]))
+      if (!has_constant(rules[i]) && (only_head < 0 || rules[i].head == only_head))
         by_head[static_cast<std::size_t>(rules[i].head)].push_back({rules[i].confidence, rules[i].body, reversed_path(rules[i].body), i});
     for (auto& list : by_head) sort_by_confidence(list);
   }
@@ -73,7 +74,8 @@ SideCounts count_sides(const std::unordered_set<Atom, AtomHash>& known) {
 struct Prediction {
   std::vector<double> confidences;
   double noisy_or = 0;
-  std::size_t first_rule = 0;  // the most confident rule reaching it (WalkedRule::index)
+  std::size_t first_rule = 0;  // the most confident rule reaching it (an index into the rules given)
+  double first_confidence = 0;  // its confidence
 };
 
 // -1, 0 or 1 as a is below, equal to or above b.
@@ -96,14 +98,11 @@ void add_prediction(int c, double confidence, std::size_t rule, RuleAggregation 
     s.reached.push_back(c);
     at = static_cast<int>(s.reached.size());
     if (s.predictions.size() < s.reached.size()) s.predictions.emplace_back();
-    s.predictions[static_cast<std::size_t>(at - 1)] = Prediction{};
-    s.predictions[static_cast<std::size_t>(at - 1)].first_rule = rule;
+    s.predictions[static_cast<std::size_t>(at - 1)] = Prediction{{}, 0, rule, confidence};
   }
   Prediction& p = s.predictions[static_cast<std::size_t>(at - 1)];
-  if (how == RuleAggregation::Max) {
-    if (!p.confidences.empty() && confidence > p.confidences.front()) p.first_rule = rule;
-    p.confidences.push_back(confidence);
-  }
+  if (confidence > p.first_confidence) p.first_rule = rule, p.first_confidence = confidence;
+  if (how == RuleAggregation::Max) p.confidences.push_back(confidence);
   p.noisy_or = 1 - (1 - p.noisy_or) * (1 - confidence);
 }
 
@@ -116,8 +115,7 @@ void predict(const AppliedRules& applied, int head, int from, int open, RuleAggr
   for (const WalkedRule& r : applied.by_head[static_cast<std::size_t>(head)])  // most confident first
     for (int c : walker.walk(open == 1 ? r.from_x : r.from_y, from)) add_prediction(c, r.confidence, r.index, how, s);
   if (applied.constants.empty()) return;
-  const std::size_t chained = s.reached.size();
-  bool added = false;
+  bool added = false;  // the rules with a constant come in no order of confidence
   applied.constants.for_each_applying(g, head, open, from, [&](std::size_t rule, int c) {
     add_prediction(c, applied.rules[rule].confidence, rule, how, s);
     added = true;
@@ -125,7 +123,7 @@ void predict(const AppliedRules& applied, int head, int from, int open, RuleAggr
   if (!added || how != RuleAggregation::Max) return;
   for (std::size_t i = 0; i < s.reached.size(); ++i) {
     std::vector<double>& list = s.predictions[i].confidences;
-    if (i >= chained || list.size() > 1) std::sort(list.begin(), list.end(), std::greater<double>());
+    std::sort(list.begin(), list.end(), std::greater<double>());
   }
 }
 
@@ -259,7 +257,7 @@ SideRank rank_side_rules_first(const SideRank& alone, const PredictedSide& side,
 
 std::vector<RulePrediction> predict_by_rules(const RelationGraph& graph, const std::vector<MinedRule>& rules,
                                              const Atom& atom, int open) {
-  const AppliedRules applied(graph.num_relations(), rules);
+  const AppliedRules applied(graph.num_relations(), rules, atom.predicate);
   SideScratch s;
   s.slot.assign(static_cast<std::size_t>(graph.num_nodes()), 0);
   PathWalker walker(graph);

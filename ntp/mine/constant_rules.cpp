@@ -184,11 +184,11 @@ std::vector<MinedRule> mine_constant_rules(const KnowledgeBase& kb, const Relati
   return rules;
 }
 
-ConstantRuleIndex::ConstantRuleIndex(const std::vector<MinedRule>& rules, int num_predicates)
+ConstantRuleIndex::ConstantRuleIndex(const std::vector<MinedRule>& rules, int num_predicates, int only_head)
     : by_side_(2 * static_cast<std::size_t>(num_predicates)) {
   for (std::size_t i = 0; i < rules.size(); ++i) {
     const MinedRule& r = rules[i];
-    if (!has_constant(r)) continue;
+    if (!has_constant(r) || (only_head >= 0 && r.head != only_head)) continue;
     Lists& lists = by_side_[static_cast<std::size_t>(2 * r.head + r.constant_arg)];
     const int step = r.body.front();
     Map& map = r.body_constant >= 0 ? lists.by_edge : lists.by_step;

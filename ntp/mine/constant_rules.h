@@ -42,7 +42,8 @@ std::vector<MinedRule> mine_constant_rules(const KnowledgeBase& kb, const Relati
 // asked h(?, c), every v that does (AnyBURL applies them both ways too).
 class ConstantRuleIndex {
  public:
-  ConstantRuleIndex(const std::vector<MinedRule>& rules, int num_predicates);
+  // Of head `only_head` alone when it is not -1.
+  ConstantRuleIndex(const std::vector<MinedRule>& rules, int num_predicates, int only_head = -1);
   bool empty() const { return count_ == 0; }
 
   // Calls each(index into the rules, the constant predicted) for every

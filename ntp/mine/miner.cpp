@@ -303,7 +303,11 @@ MineResult mine_rules(const KnowledgeBase& kb, const MineOptions& o) {
   if (o.constant_rules) {
     MineProgress counted(o, "constants", static_cast<std::size_t>(g.num_nodes()), 1024);
     std::vector<MinedRule> constant = mine_constant_rules(kb, g, o, counted);
-    if (counted.stopped()) return result.stopped = true, result.rules.clear(), result;
+    if (counted.stopped()) {
+      result.rules.clear();
+      result.stopped = true;
+      return result;
+    }
     result.rules.insert(result.rules.end(), std::make_move_iterator(constant.begin()), std::make_move_iterator(constant.end()));
   }
   std::sort(result.rules.begin(), result.rules.end(), [](const MinedRule& a, const MinedRule& b) {

@@ -6,6 +6,7 @@
 
 #include "kb_from_text.h"
 #include "rule_reference.h"
+#include "ntp/eval/rule_ranking.h"
 #include "ntp/kb/parse.h"
 #include "ntp/mine/miner.h"
 #include "ntp/mine/relation_graph.h"
@@ -14,6 +15,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 #include <tuple>
@@ -139,12 +141,13 @@ TEST_CASE("rules with a constant keep min support and confidence, and leave out 
   ntp::MineOptions o = every_constant_rule();
   o.min_support = 2;
   o.min_confidence = 0.2;
-  for (const MinedRule& r : ntp::mine_rules(kb, o).rules) {
+  const auto rules = ntp::mine_rules(kb, o).rules;
+  for (const MinedRule& r : rules) {
     CHECK(r.support >= 2);
     CHECK(r.confidence >= 0.2);
     CHECK(ntp::rule_text(kb, r).find("Big") == std::string::npos);
   }
-  CHECK(find_rule(ntp::mine_rules(kb, o).rules, kb, "livesIn(X, paris) :- worksAt(X, acme)") != nullptr);
+  CHECK(find_rule(rules, kb, "livesIn(X, paris) :- worksAt(X, acme)") != nullptr);
 }
 
 TEST_CASE("rules with a constant are written, read back and kept in a model file") {
@@ -169,4 +172,28 @@ TEST_CASE("rules with a constant are written, read back and kept in a model file
   const ntp::Model loaded = ntp::load_model(path);
   REQUIRE(loaded.mined_rules.size() == mined.size());
   for (std::size_t i = 0; i < mined.size(); ++i) CHECK(ntp::rule_text(kb, loaded.mined_rules[i]) == ntp::rule_text(kb, mined[i]));
+}
+
+TEST_CASE("a prediction names its most confident rule, chain rule or rule with a constant") {
+  int from_constant_rules = 0;
+  for (unsigned seed = 0; seed < 8; ++seed) {
+    CAPTURE(seed);
+    std::vector<ntp::Atom> test;
+    const ntp::KnowledgeBase kb = random_split(seed, 12, 70, 7, test);
+    const auto rules = mine_every_rule(kb, 2, true);
+    const ntp::RelationGraph graph(kb);
+    for (const ntp::Atom& atom : test)
+      for (int open = 0; open < 2; ++open)
+        for (const ntp::RulePrediction& p : ntp::predict_by_rules(graph, rules, atom, open)) {
+          REQUIRE(!p.confidences.empty());
+          CHECK(std::is_sorted(p.confidences.rbegin(), p.confidences.rend()));
+          const MinedRule& best = rules[p.best_rule];
+          CHECK(best.confidence == p.confidences.front());
+          const int x = open == 1 ? atom.args[0] : p.constant, y = open == 1 ? p.constant : atom.args[1];
+          CHECK(best.head == atom.predicate);
+          CHECK(body_connects(kb, best, x, y));
+          from_constant_rules += ntp::has_constant(best);
+        }
+  }
+  CHECK(from_constant_rules > 0);
 }
