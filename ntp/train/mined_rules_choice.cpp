@@ -26,12 +26,13 @@ bool can_choose_mined_rules(const TrainingData& data) {
 
 namespace {
 
-// The rules of `kb` mined as the choice mines them: the miner's defaults,
-// bodies of at most `max_body_atoms`, chain rules only (rules with a
-// constant beside the model are untried).
-std::vector<MinedRule> mine_with_bodies_of(const KnowledgeBase& kb, int max_body_atoms, const std::atomic<bool>* stop) {
+// The rules of `kb` mined as the choice mines them: the miner's defaults
+// (rules with a constant among them, unless `constant_rules` is false),
+// bodies of at most `max_body_atoms`.
+std::vector<MinedRule> mine_with_bodies_of(const KnowledgeBase& kb, int max_body_atoms, bool constant_rules,
+                                           const std::atomic<bool>* stop) {
   MineOptions mine;
-  mine.constant_rules = false;
+  mine.constant_rules = constant_rules;
   mine.stop = stop;
   mine.max_body_atoms = max_body_atoms;
   return mine_rules(kb, mine).rules;
@@ -43,16 +44,18 @@ bool three_atom_chains_are_cheap(const KnowledgeBase& kb) {
   return steps * steps * steps <= kMaxThreeAtomBodies;
 }
 
-// The rules to try: chains of three (where cheap), chains of two (the
-// miner's defaults), or the one-atom rules alone, whichever ranks the dev
-// facts better by itself (the longer on a tie: it predicts more of what dev
-// did not ask). Ranks the `measured` dev atoms only (the whole dev file of a
-// large KB would take minutes), the other dev and test atoms filtered as true.
+// The rules to try: chains of three (where cheap) and chains of two (the
+// miner's defaults), each without and with the rules with a constant, or the
+// one-atom rules alone, whichever ranks the dev facts better by itself (the
+// earlier, smaller set on a tie). Ranks the `measured` dev atoms only (the
+// whole dev file of a large KB would take minutes), the other dev and test
+// atoms filtered as true.
 RuleSetChoice rules_to_try(const TrainingData& data, const std::vector<Atom>& measured, const std::atomic<bool>* stop) {
   std::vector<NamedRuleSet> sets;
-  if (three_atom_chains_are_cheap(data.kb)) sets.push_back({"chains of three", mine_with_bodies_of(data.kb, 3, stop)});
-  sets.push_back({"chains", mine_with_bodies_of(data.kb, 2, stop)});
-  sets.push_back({"one-atom", mine_with_bodies_of(data.kb, 1, stop)});
+  auto add = [&sets](std::vector<NamedRuleSet> more) { std::move(more.begin(), more.end(), std::back_inserter(sets)); };
+  if (three_atom_chains_are_cheap(data.kb)) add(with_and_without_constants("chains of three", mine_with_bodies_of(data.kb, 3, true, stop)));
+  add(with_and_without_constants("chains", mine_with_bodies_of(data.kb, 2, true, stop)));
+  sets.push_back({"one-atom", mine_with_bodies_of(data.kb, 1, false, stop)});
   std::vector<Atom> known = data.dev;
   known.insert(known.end(), data.test.begin(), data.test.end());
   return choose_rule_set(data.kb, std::move(sets), measured, known);
@@ -143,7 +146,8 @@ MinedRulesChoice choose_mined_rules(Model& model, const TrainingData& data, std:
 std::vector<MinedRule> mine_rules_like(const KnowledgeBase& kb, const std::vector<MinedRule>& chosen) {
   std::size_t longest = 1;
   for (const MinedRule& r : chosen) longest = std::max(longest, r.body.size());
-  return mine_with_bodies_of(kb, static_cast<int>(longest), nullptr);
+  const bool constants = std::any_of(chosen.begin(), chosen.end(), [](const MinedRule& r) { return has_constant(r); });
+  return mine_with_bodies_of(kb, static_cast<int>(longest), constants, nullptr);
 }
 
 std::string describe(const MinedRulesChoice& choice) {

@@ -4,10 +4,19 @@
 #include "ntp/eval/rule_ranking.h"
 #include "ntp/train/dev_metric.h"
 
+#include <algorithm>
+#include <iterator>
 #include <stdexcept>
 #include <unordered_set>
 
 namespace ntp {
+
+std::vector<NamedRuleSet> with_and_without_constants(const std::string& name, const std::vector<MinedRule>& mined) {
+  std::vector<MinedRule> chains;
+  std::copy_if(mined.begin(), mined.end(), std::back_inserter(chains), [](const MinedRule& r) { return !has_constant(r); });
+  if (chains.size() == mined.size()) return {{name, mined}};
+  return {{name, std::move(chains)}, {name + " and constants", mined}};
+}
 
 RuleSetChoice choose_rule_set(const KnowledgeBase& kb, std::vector<NamedRuleSet> sets, const std::vector<Atom>& dev,
                               const std::vector<Atom>& more_known,

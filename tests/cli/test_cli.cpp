@@ -41,7 +41,7 @@ TEST_CASE("usage and help text match the stored reference") {
 
 TEST_CASE("train --help lists every setting under its group, the groups in the table's order") {
   const Run help = ntp("train --help");
-  REQUIRE(help.status == 0);
+  REQUIRE_MESSAGE(help.status == 0, help.err);
   // Where each group's heading starts, then where the next one (Process) does.
   std::vector<std::size_t> headings;
   for (const std::string& title : train_group_titles()) {
@@ -158,12 +158,12 @@ TEST_CASE("train, eval, rules and prove on the bundled family KB") {
   CHECK(not_ranking.err.find("for the ranking protocol only") != std::string::npos);
 
   const Run rules = ntp("rules --model " + model + " --min-confidence 0");
-  REQUIRE(rules.status == 0);
+  REQUIRE_MESSAGE(rules.status == 0, rules.err);
   CHECK(std::count(rules.out.begin(), rules.out.end(), '\n') == 12);  // 3 templates x 4 copies
   CHECK(rules.out.find(":-") != std::string::npos);
   // --json: the same rules as one object, each confidence exact (3 decimals above).
   const Run rules_json = ntp("rules --model " + model + " --min-confidence 0 --json");
-  REQUIRE(rules_json.status == 0);
+  REQUIRE_MESSAGE(rules_json.status == 0, rules_json.err);
   CHECK(rules_json.out.rfind("{\"rules\":[{\"rule\":", 0) == 0);
   CHECK(std::count(rules_json.out.begin(), rules_json.out.end(), '\n') == 1);
   char first[32];
@@ -185,7 +185,7 @@ TEST_CASE("train, eval, rules and prove on the bundled family KB") {
   }
   CHECK(judged_rules > 20);
   const Run judged_text = ntp("rules --model " + model + " --min-confidence 0 --mine");
-  REQUIRE(judged_text.status == 0);
+  REQUIRE_MESSAGE(judged_text.status == 0, judged_text.err);
   const std::size_t judged_header = judged_text.out.find("judged by the model");
   REQUIRE(judged_header != std::string::npos);
   // The header's line, then one line a judged rule.
@@ -238,9 +238,9 @@ TEST_CASE("an NTPλ model trained with --combine mean scores, evaluates and prov
   REQUIRE_MESSAGE(train.status == 0, train.err);
   const std::string eval = "eval --model " + model + " --protocol ranking --test " + kFamily + "/test.nl --json";
   const Run own = ntp(eval), mean = ntp(eval + " --score mean"), max = ntp(eval + " --score max");
-  REQUIRE(own.status == 0);
-  REQUIRE(mean.status == 0);
-  REQUIRE(max.status == 0);
+  REQUIRE_MESSAGE(own.status == 0, own.err);
+  REQUIRE_MESSAGE(mean.status == 0, mean.err);
+  REQUIRE_MESSAGE(max.status == 0, max.err);
   CHECK(last_line(mean.out) == last_line(own.out));
   CHECK(own.out.find("not the model's") == std::string::npos);
   CHECK(max.out.find("scoring with max(proof, ComplEx), not the model's mean") != std::string::npos);
@@ -341,7 +341,7 @@ TEST_CASE("answer ranks a held-out fact among the top bindings; prove writes tex
   CHECK(answer.out.find(" 4. ") == std::string::npos);
   CHECK(answer.out.find("<-  fact") != std::string::npos);  // each answer's best proof
   const Run json = ntp("answer --model " + model + " \"parentOf(m32, X)\" --top 3 --json --threads 1");
-  REQUIRE(json.status == 0);
+  REQUIRE_MESSAGE(json.status == 0, json.err);
   CHECK(json.out.rfind("{\"query\":\"parentOf(m32, X)\",\"answers\":[{\"atom\":", 0) == 0);
   CHECK(json.out.find("\"bindings\":{\"X\":\"m33\"}") != std::string::npos);
   const Run bad = ntp("answer --model " + model + " \"parentOf(m32, X\"");
@@ -370,7 +370,7 @@ TEST_CASE("answer ranks a held-out fact among the top bindings; prove writes tex
 
   const std::string query = " \"grandfatherOf(m15, m24)\"";
   const Run text = ntp("prove --model " + model + query + " --top 1");
-  REQUIRE(text.status == 0);
+  REQUIRE_MESSAGE(text.status == 0, text.err);
   int steps = 0;  // lines "goal  <-  fact ..." or "goal  <-  rule ..."
   for (std::size_t at = text.out.find("  <-  "); at != std::string::npos; at = text.out.find("  <-  ", at + 1)) ++steps;
   const Run dot = ntp("prove --model " + model + query + " --top 1 --format dot");
@@ -389,7 +389,7 @@ TEST_CASE("answer ranks a held-out fact among the top bindings; prove writes tex
   for (const auto& [node, attributes] : t.nodes) red += node[0] == 's' && attributes.find("color=red") != std::string::npos;
   CHECK(red == steps);
   const Run as_json = ntp("prove --model " + model + query + " --top 1 --format json");
-  REQUIRE(as_json.status == 0);
+  REQUIRE_MESSAGE(as_json.status == 0, as_json.err);
   CHECK(as_json.out.rfind("{\"atom\":\"grandfatherOf(m15, m24)\",\"score\":", 0) == 0);
   const Run bad_format = ntp("prove --model " + model + query + " --format svg");
   CHECK(bad_format.status == 2);
@@ -411,7 +411,7 @@ TEST_CASE("mine writes rules that eval ranks with and train starts from; rules s
   REQUIRE(std::getline(in, first));
   CHECK(first.find(":-") != std::string::npos);
   const Run to_stdout = ntp("mine --train " + kFamily + "/train.nl --rules-per-head 2 --quiet");
-  REQUIRE(to_stdout.status == 0);
+  REQUIRE_MESSAGE(to_stdout.status == 0, to_stdout.err);
   CHECK(to_stdout.out == slurp(rules));
   CHECK(to_stdout.err.find("counted support:") == std::string::npos);  // no progress, the summary only
   const Run chosen = ntp("mine --train " + kFamily + "/train.nl --dev " + kFamily + "/dev.nl --test " + kFamily +
@@ -443,7 +443,7 @@ TEST_CASE("mine writes rules that eval ranks with and train starts from; rules s
                         " --dim 10 --epochs 2 --seed 1 --threads 1 --quiet --complex=false");
   REQUIRE_MESSAGE(train.status == 0, train.err);
   const Run learnt = ntp("rules --model " + model + " --min-confidence 0");
-  REQUIRE(learnt.status == 0);
+  REQUIRE_MESSAGE(learnt.status == 0, learnt.err);
   CHECK(learnt.out.find("       started from ") != std::string::npos);
   CHECK(learnt.out.find("on the training facts)") != std::string::npos);
   const Run json = ntp("rules --model " + model + " --min-confidence 0 --json");
@@ -457,7 +457,7 @@ TEST_CASE("mine writes rules that eval ranks with and train starts from; rules s
   CHECK(hybrid.out.find("their ties broken by the model's score") != std::string::npos);
   const Run rules_only = ntp("eval --model " + model + " --protocol ranking --rules " + rules + " --test " + kFamily +
                              "/test.nl --json --quiet");
-  REQUIRE(rules_only.status == 0);
+  REQUIRE_MESSAGE(rules_only.status == 0, rules_only.err);
   CHECK(json_value(last_line(hybrid.out), "mrr") != json_value(last_line(rules_only.out), "mrr"));
   const Run bad_ties = ntp("eval --model " + model + " --protocol ranking --rules " + rules + " --rule-ties best --test " +
                            kFamily + "/test.nl");

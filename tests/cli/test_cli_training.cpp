@@ -84,8 +84,8 @@ TEST_CASE("--eval-every shows the dev metric, --keep best keeps the best-on-dev 
   // The kept model is the one after the best epoch; --keep last keeps epoch 8's.
   const Run at_best = ntp(kTrain + " --epochs " + std::to_string(best_epoch) + " --keep last --model " + model("at-best"));
   const Run last = ntp(kTrain + " --epochs 8 --eval-every 1 --keep last --model " + model("last"));
-  REQUIRE(at_best.status == 0);
-  REQUIRE(last.status == 0);
+  REQUIRE_MESSAGE(at_best.status == 0, at_best.err);
+  REQUIRE_MESSAGE(last.status == 0, last.err);
   CHECK(slurp(model("best")) == slurp(model("at-best")));
   CHECK(slurp(model("last")) != slurp(model("at-best")));
   // The progress line shows the metric.
@@ -140,7 +140,7 @@ TEST_CASE("SIGINT finishes the step, writes a checkpoint and says how to resume;
   const Run resumed = ntp(kTrain + epochs + " --keep last --resume --model " + m);
   REQUIRE_MESSAGE(resumed.status == 0, resumed.err);
   const Run straight = ntp(kTrain + epochs + " --keep last --model " + model("straight"));
-  REQUIRE(straight.status == 0);
+  REQUIRE_MESSAGE(straight.status == 0, straight.err);
   CHECK(slurp(m) == slurp(model("straight")));
 }
 
@@ -164,7 +164,7 @@ TEST_CASE("--l2 with several values trains one model each and keeps the best on 
   // The chosen model is that value's run alone; resuming continues it.
   const Run alone = ntp(std::string(kTrain).replace(kTrain.find("--l2 0.0001"), 11, "--l2 " + value) +
                         " --epochs 3 --model " + model("alone"));
-  REQUIRE(alone.status == 0);
+  REQUIRE_MESSAGE(alone.status == 0, alone.err);
   const Run more = ntp(loud(choose) + " --epochs 3 --resume --model " + model("choice"));
   REQUIRE_MESSAGE(more.status == 0, more.err);
   CHECK(more.err.find("resuming from " + model("choice") + ".ckpt after epoch 2") != std::string::npos);
@@ -211,6 +211,6 @@ TEST_CASE("with dev facts, mined rules are tried beside the model's score and ke
   MESSAGE(trained.err.substr(at));
   // --mined-rules=false: not tried.
   const Run alone = ntp(loud(kTrain) + " --epochs 2 --mined-rules=false --model " + model("alone_no_rules"));
-  REQUIRE(alone.status == 0);
+  REQUIRE_MESSAGE(alone.status == 0, alone.err);
   CHECK(alone.err.find("mined rules") == std::string::npos);
 }

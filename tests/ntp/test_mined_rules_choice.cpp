@@ -10,6 +10,7 @@
 #include "ntp/model/model.h"
 #include "ntp/ntp.h"
 #include "ntp/train/mined_rules_choice.h"
+#include "ntp/train/rule_choice.h"
 #include "ntp/train/training_data.h"
 
 #include <algorithm>
@@ -191,4 +192,63 @@ TEST_CASE("a finite weight adds the best rule's confidence to the score, alike i
   char line[32];
   std::snprintf(line, sizeof line, "MRR %.4f", expected.mean_ties.mrr);
   CHECK(report.lines.front().rfind(line, 0) == 0);
+}
+
+TEST_CASE("choose_mined_rules tries rules with a constant, and a model keeps them where they rank dev best") {
+  // likes(X, bob) holds for whoever knows alice, likes(X, dave) for whoever
+  // knows carol, and each likes a thing of their own: a chain rule reaches
+  // bob only beside those things (likes(X, Y) :- knows(X, Z), knows(W, Z),
+  // likes(W, Y) ties them), a rule with a constant reaches bob alone.
+  std::string facts;
+  for (int i = 0; i < 60; ++i) {
+    const std::string p = "p" + std::to_string(i);
+    const bool alice = i % 3 == 0;
+    facts += "knows(" + p + ", " + (alice ? "alice" : "carol") + ").\n";
+    facts += "likes(" + p + ", thing" + std::to_string(i) + ").\n";
+    if (i % 9 != 0 && i % 9 != 1) facts += "likes(" + p + ", " + (alice ? "bob" : "dave") + ").\n";
+  }
+  ntp::TrainingData data = ntp::training_data_from_text(facts, "2 #1(X, Y) :- #2(Y, X).");
+  const int likes = data.kb.predicates.find("likes");
+  for (int i = 0; i < 60; ++i) {
+    const ntp::Atom held{likes, {data.kb.constants.find("p" + std::to_string(i)), data.kb.constants.find(i % 3 == 0 ? "bob" : "dave")}};
+    if (i % 9 == 0) data.dev.push_back(held);
+    if (i % 9 == 1) data.test.push_back(held);
+  }
+  ntp::Model model = ntp::make_model(data.kb, 8, ntp::ProverConfig{}, 1);
+  const ntp::MinedRulesChoice choice = ntp::choose_mined_rules(model, data);
+  MESSAGE(ntp::describe(choice));
+  REQUIRE(choice.kept);
+  // Two relations: chains of three too, each without and with the rules with a constant.
+  CHECK(choice.rule_set.rfind("chains of three and constants (dev mrr on ", 0) == 0);
+  for (const char* set : {"chains of three ", "chains ", "chains and constants ", "one-atom "})
+    CHECK(choice.rule_set.find(set) != std::string::npos);
+  CHECK(std::any_of(model.mined_rules.begin(), model.mined_rules.end(), [](const ntp::MinedRule& r) { return ntp::has_constant(r); }));
+  // Mined again as the choice mined them (a model trained on more facts), the same rules.
+  const std::vector<ntp::MinedRule> again = ntp::mine_rules_like(data.kb, model.mined_rules);
+  REQUIRE(again.size() == model.mined_rules.size());
+  for (std::size_t i = 0; i < again.size(); ++i) CHECK(ntp::rule_text(data.kb, again[i]) == ntp::rule_text(data.kb, model.mined_rules[i]));
+  // The test facts rank first by the kept rules, through the model file.
+  const std::string path = std::string(NTP_BINARY_DIR) + "/test_mined_constant_rules.ntp";
+  ntp::save_model(model, path);
+  const ntp::Model loaded = ntp::load_model(path);
+  const ntp::EvalReport report = ntp::evaluate(loaded, ranking_request(loaded, data.test, "test_mined_constant_rules_test.nl"));
+  CHECK(report.lines.front().rfind("MRR 1.0000", 0) == 0);
+}
+
+TEST_CASE("with_and_without_constants splits a rule set by its rules with a constant") {
+  const ntp::TrainingData data = ntp::training_data_from_text("r(a, b).\nr(b, c).\nr(c, b).\ns(a, b).\ns(b, c).\n");
+  ntp::MinedRule chain, constant;
+  chain.head = 0, chain.body = {2};  // r(X, Y) :- s(X, Y)
+  constant = chain;
+  constant.constant_arg = 1, constant.head_constant = 1;  // r(X, b) :- s(X, Z)
+  const auto sets = ntp::with_and_without_constants("chains", {chain, constant});
+  REQUIRE(sets.size() == 2);
+  CHECK(sets[0].first == "chains");
+  CHECK(sets[0].second.size() == 1);
+  CHECK(!ntp::has_constant(sets[0].second[0]));
+  CHECK(sets[1].first == "chains and constants");
+  CHECK(sets[1].second.size() == 2);
+  const auto alone = ntp::with_and_without_constants("chains", {chain});
+  REQUIRE(alone.size() == 1);
+  CHECK(alone[0].first == "chains");
 }

@@ -614,14 +614,7 @@ void add_mine_options(cxxopts::Options& o) {
 // rules alone (a tie keeps the earlier, smaller set).
 std::vector<ntp::NamedRuleSet> rule_sets_to_try(const ntp::KnowledgeBase& kb, ntp::MineOptions m,
                                                 const std::vector<ntp::MinedRule>& mined) {
-  const std::string shape = m.max_body_atoms > 1 ? "chains" : "one-atom";
-  std::vector<ntp::NamedRuleSet> sets;
-  if (m.constant_rules) {
-    std::vector<ntp::MinedRule> chains;
-    std::copy_if(mined.begin(), mined.end(), std::back_inserter(chains), [](const ntp::MinedRule& r) { return !ntp::has_constant(r); });
-    sets.push_back({shape, std::move(chains)});
-  }
-  sets.push_back({shape + (m.constant_rules ? "-and-constants" : ""), mined});
+  std::vector<ntp::NamedRuleSet> sets = ntp::with_and_without_constants(m.max_body_atoms > 1 ? "chains" : "one-atom", mined);
   if (m.max_body_atoms > 1) {
     m.max_body_atoms = 1;
     m.constant_rules = false;
