@@ -198,21 +198,35 @@ void summarise(RankingResult& result) {
 }
 
 // What the rules and the model say of one side, to rank its truth with:
-// the unfiltered constants the rules predicted (besides the truth), and the
-// model's keys of the truth (keys[0]) and of each of them (keys[1 + i]).
+// the unfiltered constants the rules predicted (besides the truth) whose
+// order the model's keys decide, with the model's keys of the truth
+// (keys[0]) and of each of them (keys[1 + i]). When the rules predict the
+// truth, only the constants they tie with it need the model (the rules
+// order the others: `above_by_rules` of them above it); when they do not,
+// every predicted constant does, to take it out of the model's own count.
 struct PredictedSide {
   std::vector<std::size_t> predicted;  // indices into SideScratch::reached
   std::vector<RankKey> keys;
+  long long above_by_rules = 0;
+  long long unfiltered = 0;  // predicted constants, scored or not
 };
 
 PredictedSide keys_of_predicted(const Model& model, const Atom& atom, int open, const ScoreOptions& scoring,
-                                const std::unordered_set<Atom, AtomHash>& known, const SideScratch& s) {
+                                const std::unordered_set<Atom, AtomHash>& known, const SideScratch& s, RuleAggregation how) {
+  const int truth = atom.args[static_cast<std::size_t>(open)];
+  const int truth_at = s.slot[static_cast<std::size_t>(truth)];
   PredictedSide side;
   std::vector<Atom> atoms{atom};
   Atom corrupted = atom;
   for (std::size_t i = 0; i < s.reached.size(); ++i) {
     corrupted.args[static_cast<std::size_t>(open)] = s.reached[i];
-    if (s.reached[i] == atom.args[static_cast<std::size_t>(open)] || known.count(corrupted)) continue;
+    if (s.reached[i] == truth || known.count(corrupted)) continue;
+    ++side.unfiltered;
+    if (truth_at != 0) {
+      const int order = compare(s.predictions[i], s.predictions[static_cast<std::size_t>(truth_at - 1)], how);
+      side.above_by_rules += order > 0;
+      if (order != 0) continue;
+    }
     side.predicted.push_back(i);
     atoms.push_back(corrupted);
   }
@@ -223,27 +237,16 @@ PredictedSide keys_of_predicted(const Model& model, const Atom& atom, int open, 
 // The truth's rank with the rules first and the model's keys after them,
 // from the model's own rank of the side (`alone`: the constants above the
 // truth and level with it among all unfiltered ones).
-SideRank rank_side_rules_first(const SideRank& alone, const PredictedSide& side, const SideScratch& s, int truth,
-                               RuleAggregation how) {
-  const int truth_at = s.slot[static_cast<std::size_t>(truth)];
+SideRank rank_side_rules_first(const SideRank& alone, const PredictedSide& side, const SideScratch& s, int truth) {
   const RankKey& t = side.keys[0];
-  long long above = 0, level = 0;
-  if (truth_at == 0) {  // every predicted constant is above; the unpredicted are ordered by the model
-    long long predicted_above = 0, predicted_level = 0;
-    for (std::size_t j = 0; j < side.predicted.size(); ++j)
-      predicted_above += side.keys[1 + j] > t, predicted_level += side.keys[1 + j] == t;
+  long long above = side.above_by_rules, level = 0;
+  for (std::size_t j = 0; j < side.predicted.size(); ++j)  // the model's order
+    above += side.keys[1 + j] > t, level += side.keys[1 + j] == t;
+  if (s.slot[static_cast<std::size_t>(truth)] == 0) {  // every predicted constant is above; the unpredicted are ordered by the model
     const long long alone_above = std::llround(alone.optimistic - 1);
     const long long alone_level = std::llround(2 * (alone.mean - alone.optimistic));
-    above = static_cast<long long>(side.predicted.size()) + alone_above - predicted_above;
-    level = alone_level - predicted_level;
-  } else {
-    const Prediction& mine = s.predictions[static_cast<std::size_t>(truth_at - 1)];
-    for (std::size_t j = 0; j < side.predicted.size(); ++j) {
-      const int order = compare(s.predictions[side.predicted[j]], mine, how);
-      const RankKey& k = side.keys[1 + j];
-      above += order > 0 || (order == 0 && k > t);
-      level += order == 0 && k == t;
-    }
+    above = side.unfiltered + alone_above - above;
+    level = alone_level - level;
   }
   SideRank r = alone;
   r.mean = 1 + static_cast<double>(above) + static_cast<double>(level) / 2;
@@ -293,8 +296,8 @@ RankingResult rank_rules_first(const Model& model, const std::vector<MinedRule>&
       const Atom& atom = test[alone.ranks[i].triple];
       const int open = alone.ranks[i].side;
       predict(applied, atom.predicate, atom.args[static_cast<std::size_t>(1 - open)], open, how, scratch, g, walker);
-      const PredictedSide side = keys_of_predicted(model, atom, open, scoring, known, scratch);
-      result.ranks[i] = rank_side_rules_first(alone.ranks[i], side, scratch, atom.args[static_cast<std::size_t>(open)], how);
+      const PredictedSide side = keys_of_predicted(model, atom, open, scoring, known, scratch, how);
+      result.ranks[i] = rank_side_rules_first(alone.ranks[i], side, scratch, atom.args[static_cast<std::size_t>(open)]);
     }
   }
   summarise(result);
