@@ -47,7 +47,8 @@ bool three_atom_chains_are_cheap(const KnowledgeBase& kb) {
 // The rules to try: chains of three (where cheap) and chains of two (the
 // miner's defaults), each without and with the rules with a constant, or the
 // one-atom rules alone, whichever ranks the dev facts better by itself (the
-// earlier, smaller set on a tie). Ranks the `measured` dev atoms only (the
+// earlier on a tie: the longer chains, which predict more of what dev did
+// not ask, and of those the set without constants, the smaller). Ranks the `measured` dev atoms only (the
 // whole dev file of a large KB would take minutes), the other dev and test
 // atoms filtered as true.
 RuleSetChoice rules_to_try(const TrainingData& data, const std::vector<Atom>& measured, const std::atomic<bool>* stop) {
