@@ -207,8 +207,8 @@ void summarise(RankingResult& result) {
 struct PredictedSide {
   std::vector<std::size_t> predicted;  // indices into SideScratch::reached
   std::vector<RankKey> keys;
+  bool truth_predicted = false;
   long long above_by_rules = 0;
-  long long unfiltered = 0;  // predicted constants, scored or not
 };
 
 PredictedSide keys_of_predicted(const Model& model, const Atom& atom, int open, const ScoreOptions& scoring,
@@ -216,13 +216,13 @@ PredictedSide keys_of_predicted(const Model& model, const Atom& atom, int open, 
   const int truth = atom.args[static_cast<std::size_t>(open)];
   const int truth_at = s.slot[static_cast<std::size_t>(truth)];
   PredictedSide side;
+  side.truth_predicted = truth_at != 0;
   std::vector<Atom> atoms{atom};
   Atom corrupted = atom;
   for (std::size_t i = 0; i < s.reached.size(); ++i) {
     corrupted.args[static_cast<std::size_t>(open)] = s.reached[i];
     if (s.reached[i] == truth || known.count(corrupted)) continue;
-    ++side.unfiltered;
-    if (truth_at != 0) {
+    if (side.truth_predicted) {
       const int order = compare(s.predictions[i], s.predictions[static_cast<std::size_t>(truth_at - 1)], how);
       side.above_by_rules += order > 0;
       if (order != 0) continue;
@@ -237,15 +237,15 @@ PredictedSide keys_of_predicted(const Model& model, const Atom& atom, int open, 
 // The truth's rank with the rules first and the model's keys after them,
 // from the model's own rank of the side (`alone`: the constants above the
 // truth and level with it among all unfiltered ones).
-SideRank rank_side_rules_first(const SideRank& alone, const PredictedSide& side, const SideScratch& s, int truth) {
+SideRank rank_side_rules_first(const SideRank& alone, const PredictedSide& side) {
   const RankKey& t = side.keys[0];
   long long above = side.above_by_rules, level = 0;
   for (std::size_t j = 0; j < side.predicted.size(); ++j)  // the model's order
     above += side.keys[1 + j] > t, level += side.keys[1 + j] == t;
-  if (s.slot[static_cast<std::size_t>(truth)] == 0) {  // every predicted constant is above; the unpredicted are ordered by the model
+  if (!side.truth_predicted) {  // every predicted constant (all scored) is above; the unpredicted are ordered by the model
     const long long alone_above = std::llround(alone.optimistic - 1);
     const long long alone_level = std::llround(2 * (alone.mean - alone.optimistic));
-    above = side.unfiltered + alone_above - above;
+    above = static_cast<long long>(side.predicted.size()) + alone_above - above;
     level = alone_level - level;
   }
   SideRank r = alone;
@@ -297,7 +297,7 @@ RankingResult rank_rules_first(const Model& model, const std::vector<MinedRule>&
       const int open = alone.ranks[i].side;
       predict(applied, atom.predicate, atom.args[static_cast<std::size_t>(1 - open)], open, how, scratch, g, walker);
       const PredictedSide side = keys_of_predicted(model, atom, open, scoring, known, scratch, how);
-      result.ranks[i] = rank_side_rules_first(alone.ranks[i], side, scratch, atom.args[static_cast<std::size_t>(open)]);
+      result.ranks[i] = rank_side_rules_first(alone.ranks[i], side);
     }
   }
   summarise(result);

@@ -48,9 +48,11 @@ bool three_atom_chains_are_cheap(const KnowledgeBase& kb) {
 // miner's defaults), each without and with the rules with a constant, or the
 // one-atom rules alone, whichever ranks the dev facts better by itself (the
 // earlier on a tie: the longer chains, which predict more of what dev did
-// not ask, and of those the set without constants, the smaller). Ranks the `measured` dev atoms only (the
-// whole dev file of a large KB would take minutes), the other dev and test
-// atoms filtered as true.
+// not ask, and of those the set without constants, the smaller). Ranks the
+// `measured` dev atoms only (the whole dev file of a large KB would take
+// minutes), the other dev and test atoms filtered as true. Where chains of
+// three are tried, the rules with a constant are counted twice, once with
+// each chain length (the same rules; seconds on WN18RR).
 RuleSetChoice rules_to_try(const TrainingData& data, const std::vector<Atom>& measured, const std::atomic<bool>* stop) {
   std::vector<NamedRuleSet> sets;
   auto add = [&sets](std::vector<NamedRuleSet> more) { std::move(more.begin(), more.end(), std::back_inserter(sets)); };

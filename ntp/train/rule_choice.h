@@ -17,6 +17,11 @@ namespace ntp {
 // A set of mined rules by name, e.g. {"chains", rules mined with two body atoms}.
 using NamedRuleSet = std::pair<std::string, std::vector<MinedRule>>;
 
+// The two sets a dev choice compares among rules mined with a constant:
+// `mined` without its rules with a constant (named `name`), then all of it
+// (`name` + " and constants"); `mined` alone when it has none.
+std::vector<NamedRuleSet> with_and_without_constants(const std::string& name, const std::vector<MinedRule>& mined);
+
 struct RuleSetChoice {
   std::vector<MinedRule> kept;
   std::string description;  // "one-atom (dev mrr on 199 atoms: chains 0.7503, one-atom 0.8366)"
@@ -29,11 +34,6 @@ struct RuleSetChoice {
 // UMLS the chains carry the ranking. Throws std::invalid_argument if `dev`
 // or `sets` is empty. `progress`, when set, is called with (sides ranked,
 // sides to rank) over all the sets, from one thread at a time.
-// The two sets a dev choice compares among rules mined with a constant:
-// `mined` without its rules with a constant (named `name`), then all of it
-// (`name` + " and constants"); `mined` alone when it has none.
-std::vector<NamedRuleSet> with_and_without_constants(const std::string& name, const std::vector<MinedRule>& mined);
-
 RuleSetChoice choose_rule_set(const KnowledgeBase& kb, std::vector<NamedRuleSet> sets, const std::vector<Atom>& dev,
                               const std::vector<Atom>& more_known = {},
                               const std::function<void(std::size_t, std::size_t)>& progress = nullptr);

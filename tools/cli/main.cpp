@@ -611,7 +611,7 @@ void add_mine_options(cxxopts::Options& o) {
 
 // The rule sets `ntp mine --dev` ranks the dev facts with: the rules mined
 // with `m` without those with a constant, then with them, and one-atom
-// rules alone (a tie keeps the earlier, smaller set).
+// rules alone (a tie keeps the earlier).
 std::vector<ntp::NamedRuleSet> rule_sets_to_try(const ntp::KnowledgeBase& kb, ntp::MineOptions m,
                                                 const std::vector<ntp::MinedRule>& mined) {
   std::vector<ntp::NamedRuleSet> sets = ntp::with_and_without_constants(m.max_body_atoms > 1 ? "chains" : "one-atom", mined);
