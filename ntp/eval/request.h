@@ -31,9 +31,12 @@ struct EvalRequest {
   // ranking: rank with the mined rules of this file (mine/rules_file.h)
   // applied symbolically over the model's facts, instead of with the model
   // (eval/rule_ranking.h), their confidences aggregated by `aggregation`:
-  // "max" or "noisy-or".
+  // "max", "noisy-or" or "paths"; "" for the protocol's own (countries
+  // compares atoms of many queries in one pool: paths, whose values are
+  // comparable across them; ranking orders the constants of one side: max).
+  // The countries protocol uses it with the model's own rules too.
   std::string rules;
-  std::string aggregation = "max";
+  std::string aggregation;
   // With `rules`: "mean" (constants the rules tie take their mean rank) or
   // "model" (the model's score, as `score` says, orders them).
   std::string rule_ties = "mean";

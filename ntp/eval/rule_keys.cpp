@@ -11,21 +11,28 @@
 
 namespace ntp {
 
-std::vector<std::vector<double>> predicting_confidences(const KnowledgeBase& kb, const std::vector<MinedRule>& rules,
-                                                        const std::vector<Atom>& atoms) {
+std::vector<RulePrediction> atom_predictions(const KnowledgeBase& kb, const std::vector<MinedRule>& rules,
+                                             const std::vector<Atom>& atoms) {
   for (const Atom& a : atoms)
     if (a.args.size() != 2) throw std::invalid_argument("rules predict binary atoms only, got " + to_string(kb, a));
   const RelationGraph graph(kb);
   // One walk per (predicate, subject): Countries asks five regions of each country.
   std::map<std::pair<int, int>, std::vector<RulePrediction>> walked;
-  std::vector<std::vector<double>> out(atoms.size());
+  std::vector<RulePrediction> out(atoms.size());
   for (std::size_t i = 0; i < atoms.size(); ++i) {
     const std::pair<int, int> side{atoms[i].predicate, atoms[i].args[0]};
     auto it = walked.find(side);
     if (it == walked.end()) it = walked.emplace(side, predict_by_rules(graph, rules, atoms[i], 1)).first;
     for (const RulePrediction& p : it->second)
-      if (p.constant == atoms[i].args[1]) out[i] = p.confidences;
+      if (p.constant == atoms[i].args[1]) out[i] = p;
   }
+  return out;
+}
+
+std::vector<std::vector<double>> predicting_confidences(const KnowledgeBase& kb, const std::vector<MinedRule>& rules,
+                                                        const std::vector<Atom>& atoms) {
+  std::vector<std::vector<double>> out;
+  for (RulePrediction& p : atom_predictions(kb, rules, atoms)) out.push_back(std::move(p.confidences));
   return out;
 }
 
@@ -35,6 +42,14 @@ double noisy_or(const std::vector<double>& confidences) {
   double none = 1;
   for (double c : confidences) none *= 1 - c;
   return 1 - none;
+}
+
+// What the rules' evidence for an atom adds to a model's score, or is on its
+// own (noisy-or, paths).
+double rule_evidence(const RulePrediction& p, RuleAggregation how) {
+  if (how == RuleAggregation::Paths) return p.by_paths;
+  if (how == RuleAggregation::NoisyOr) return noisy_or(p.confidences);
+  return p.confidences.empty() ? 0.0 : p.confidences.front();
 }
 
 // Keys 0, 1, 2, ... by the order `below` sorts the atoms into, equal atoms
@@ -62,23 +77,24 @@ std::vector<RankKey> rule_evidence_keys(const KnowledgeBase& kb, const std::vect
     throw std::invalid_argument("rule evidence: " + std::to_string(e.model_keys.size()) + " model keys for " +
                                 std::to_string(atoms.size()) + " atoms");
   if (with_model && !(e.weight > 0)) throw std::invalid_argument("rule evidence: the model's weight must be > 0");
-  const std::vector<std::vector<double>> conf = predicting_confidences(kb, rules, atoms);
+  const std::vector<RulePrediction> predicted = atom_predictions(kb, rules, atoms);
+  const auto conf = [&](std::size_t i) -> const std::vector<double>& { return predicted[i].confidences; };
   std::vector<RankKey> keys(atoms.size());
   if (with_model && std::isfinite(e.weight)) {
     for (std::size_t i = 0; i < atoms.size(); ++i)
-      keys[i] = with_rule_evidence(e.model_keys[i], e.weight, conf[i].empty() ? 0.0 : conf[i].front());
+      keys[i] = with_rule_evidence(e.model_keys[i], e.weight, rule_evidence(predicted[i], e.aggregation));
     return keys;
   }
-  const bool noisy = e.aggregation == RuleAggregation::NoisyOr;
+  const bool noisy = e.aggregation != RuleAggregation::Max;  // one value an atom
   std::vector<double> noisy_value(noisy ? atoms.size() : 0);
-  for (std::size_t i = 0; i < noisy_value.size(); ++i) noisy_value[i] = noisy_or(conf[i]);
+  for (std::size_t i = 0; i < noisy_value.size(); ++i) noisy_value[i] = rule_evidence(predicted[i], e.aggregation);
   if (!with_model && noisy) {
     for (std::size_t i = 0; i < atoms.size(); ++i) keys[i].score = noisy_value[i];
     return keys;
   }
   return ordinal_keys(atoms.size(), [&](std::size_t a, std::size_t b) {
     const int by_rules = noisy ? (noisy_value[a] < noisy_value[b] ? -1 : noisy_value[a] > noisy_value[b] ? 1 : 0)
-                               : compare_confidences(conf[a], conf[b]);
+                               : compare_confidences(conf(a), conf(b));
     if (by_rules != 0 || !with_model) return by_rules < 0;
     return e.model_keys[b] > e.model_keys[a];
   });

@@ -5,12 +5,16 @@
 //
 // Each atom r(s, o) is predicted by the rules with head r whose body walks
 // from s to o over the KB's facts (relation_graph.h); its evidence is the
-// list of their confidences, highest first. The keys order atoms
+// list of their confidences, highest first (and under paths, each
+// confidence times its rule's share of paths, rule_ranking.h). The keys
+// order atoms
 //   by the rules alone      max: the lists compared best first
 //                           (compare_confidences); noisy-or: 1 - prod(1 - c);
-//   rules first             max, the model's keys ordering what the lists tie;
-//   rules beside the model  the model's key plus `weight` times the best
-//                           confidence (with_rule_evidence, the formula the
+//                           paths: 1 - prod(1 - c * share);
+//   rules first             as alone, the model's keys ordering what they tie;
+//   rules beside the model  the model's key plus `weight` times the rules'
+//                           value: the best confidence under max, else the
+//                           aggregate (with_rule_evidence, the formula the
 //                           ranking protocol, answers and proofs use).
 // An atom no rule predicts has an empty list, below every predicted one.
 #pragma once
@@ -29,6 +33,10 @@ struct RuleEvidence {
   double weight = 0;
 };
 
+// What the rules predicting each binary atom say of it (an empty prediction
+// where none does). Throws std::invalid_argument for an atom that is not binary.
+std::vector<RulePrediction> atom_predictions(const KnowledgeBase& kb, const std::vector<MinedRule>& rules,
+                                             const std::vector<Atom>& atoms);
 // The confidences of the rules predicting each binary atom, highest first.
 // Throws std::invalid_argument for an atom that is not binary.
 std::vector<std::vector<double>> predicting_confidences(const KnowledgeBase& kb, const std::vector<MinedRule>& rules,

@@ -15,7 +15,8 @@ namespace ntp {
 RuleAggregation rule_aggregation_from_name(const std::string& name) {
   if (name == "max") return RuleAggregation::Max;
   if (name == "noisy-or") return RuleAggregation::NoisyOr;
-  throw std::invalid_argument("rule aggregation is max or noisy-or, got '" + name + "'");
+  if (name == "paths") return RuleAggregation::Paths;
+  throw std::invalid_argument("rule aggregation is max, noisy-or or paths, got '" + name + "'");
 }
 
 int compare_confidences(const std::vector<double>& a, const std::vector<double>& b) {
@@ -70,17 +71,28 @@ SideCounts count_sides(const std::unordered_set<Atom, AtomHash>& known) {
 }
 
 // A constant's predictions: the confidences of the rules that reached it,
-// highest first (max), or folded into one noisy-or score.
+// highest first (max), or folded into one noisy-or score, of the
+// confidences or of the confidences times the rules' path shares (paths).
 struct Prediction {
   std::vector<double> confidences;
   double noisy_or = 0;
+  double by_paths = 0;
   std::size_t first_rule = 0;  // the most confident rule reaching it (an index into the rules given)
   double first_confidence = 0;  // its confidence
 };
 
+// What a prediction adds to a model's score: its best confidence under max
+// (predict sorts them highest first), else its aggregate.
+double evidence(const Prediction& p, RuleAggregation how) {
+  if (how == RuleAggregation::Paths) return p.by_paths;
+  if (how == RuleAggregation::NoisyOr) return p.noisy_or;
+  return p.first_confidence;
+}
+
 // -1, 0 or 1 as a is below, equal to or above b.
 int compare(const Prediction& a, const Prediction& b, RuleAggregation how) {
   if (how == RuleAggregation::NoisyOr) return a.noisy_or < b.noisy_or ? -1 : a.noisy_or > b.noisy_or ? 1 : 0;
+  if (how == RuleAggregation::Paths) return a.by_paths < b.by_paths ? -1 : a.by_paths > b.by_paths ? 1 : 0;
   return compare_confidences(a.confidences, b.confidences);
 }
 
@@ -91,19 +103,21 @@ struct SideScratch {
   std::vector<Prediction> predictions;
 };
 
-// Adds one rule's confidence to the prediction of constant c.
-void add_prediction(int c, double confidence, std::size_t rule, RuleAggregation how, SideScratch& s) {
+// Adds one rule's confidence to the prediction of constant c, `share` of
+// the rule's paths from the side's known constant ending at c.
+void add_prediction(int c, double confidence, double share, std::size_t rule, RuleAggregation how, SideScratch& s) {
   int& at = s.slot[static_cast<std::size_t>(c)];
   if (at == 0) {
     s.reached.push_back(c);
     at = static_cast<int>(s.reached.size());
     if (s.predictions.size() < s.reached.size()) s.predictions.emplace_back();
-    s.predictions[static_cast<std::size_t>(at - 1)] = Prediction{{}, 0, rule, confidence};
+    s.predictions[static_cast<std::size_t>(at - 1)] = Prediction{{}, 0, 0, rule, confidence};
   }
   Prediction& p = s.predictions[static_cast<std::size_t>(at - 1)];
   if (confidence > p.first_confidence) p.first_rule = rule, p.first_confidence = confidence;
   if (how == RuleAggregation::Max) p.confidences.push_back(confidence);
   p.noisy_or = 1 - (1 - p.noisy_or) * (1 - confidence);
+  p.by_paths = 1 - (1 - p.by_paths) * (1 - confidence * share);
 }
 
 // The predictions of the rules of `head` at the open argument of a side
@@ -112,12 +126,15 @@ void predict(const AppliedRules& applied, int head, int from, int open, RuleAggr
              const RelationGraph& g, PathWalker& walker) {
   for (int c : s.reached) s.slot[static_cast<std::size_t>(c)] = 0;
   s.reached.clear();
-  for (const WalkedRule& r : applied.by_head[static_cast<std::size_t>(head)])  // most confident first
-    for (int c : walker.walk(open == 1 ? r.from_x : r.from_y, from)) add_prediction(c, r.confidence, r.index, how, s);
+  for (const WalkedRule& r : applied.by_head[static_cast<std::size_t>(head)]) {  // most confident first
+    const std::vector<int>& ends = walker.walk(open == 1 ? r.from_x : r.from_y, from);
+    for (std::size_t i = 0; i < ends.size(); ++i)
+      add_prediction(ends[i], r.confidence, walker.path_counts()[i] / walker.total_paths(), r.index, how, s);
+  }
   if (applied.constants.empty()) return;
   bool added = false;  // the rules with a constant come in no order of confidence
   applied.constants.for_each_applying(g, head, open, from, [&](std::size_t rule, int c) {
-    add_prediction(c, applied.rules[rule].confidence, rule, how, s);
+    add_prediction(c, applied.rules[rule].confidence, 1.0, rule, how, s);  // a test of one constant: one path
     added = true;
   });
   if (!added || how != RuleAggregation::Max) return;
@@ -267,7 +284,8 @@ std::vector<RulePrediction> predict_by_rules(const RelationGraph& graph, const s
   predict(applied, atom.predicate, atom.args[static_cast<std::size_t>(1 - open)], open, RuleAggregation::Max, s, graph, walker);
   std::vector<RulePrediction> out;
   for (std::size_t i = 0; i < s.reached.size(); ++i)
-    out.push_back({s.reached[i], std::move(s.predictions[i].confidences), s.predictions[i].first_rule});
+    out.push_back({s.reached[i], std::move(s.predictions[i].confidences), s.predictions[i].first_rule,
+                   s.predictions[i].by_paths});
   std::sort(out.begin(), out.end(), [](const RulePrediction& a, const RulePrediction& b) {
     const int order = compare_confidences(a.confidences, b.confidences);
     return order > 0 || (order == 0 && a.constant < b.constant);
@@ -339,7 +357,8 @@ SideRank rank_side_with_evidence(const Atom& atom, int open, const std::vector<R
 std::vector<RankingResult> rank_with_rule_evidence(const Model& model, const std::vector<MinedRule>& rules,
                                                    const std::vector<double>& weights, const std::vector<Atom>& test,
                                                    const std::unordered_set<Atom, AtomHash>& known,
-                                                   const ScoreOptions& scoring, const RankingOptions& options) {
+                                                   const ScoreOptions& scoring, RuleAggregation how,
+                                                   const RankingOptions& options) {
   for (const Atom& a : test)
     if (a.args.size() != 2)
       throw std::invalid_argument("ranking by rules needs binary test atoms, got " + to_string(model.kb, a));
@@ -357,11 +376,10 @@ std::vector<RankingResult> rank_with_rule_evidence(const Model& model, const std
     for (std::size_t i = 0; i < 2 * test.size(); ++i) {
       const Atom& atom = test[i / 2];
       const int open = static_cast<int>(i % 2);
-      predict(applied, atom.predicate, atom.args[static_cast<std::size_t>(1 - open)], open, RuleAggregation::Max, scratch,
-              g, walker);
+      predict(applied, atom.predicate, atom.args[static_cast<std::size_t>(1 - open)], open, how, scratch, g, walker);
       std::vector<double> best(static_cast<std::size_t>(model.kb.constants.size()), 0.0);
-      for (std::size_t j = 0; j < scratch.reached.size(); ++j)  // highest first (predict)
-        best[static_cast<std::size_t>(scratch.reached[j])] = scratch.predictions[j].confidences.front();
+      for (std::size_t j = 0; j < scratch.reached.size(); ++j)
+        best[static_cast<std::size_t>(scratch.reached[j])] = evidence(scratch.predictions[j], how);
       std::vector<Atom> atoms(best.size(), atom);
       for (std::size_t c = 0; c < atoms.size(); ++c) atoms[c].args[static_cast<std::size_t>(open)] = static_cast<int>(c);
       const std::vector<RankKey> keys = rank_keys(model, atoms, scoring);

@@ -9,7 +9,15 @@
 //   max       as AnyBURL does: by the best rule's confidence, ties broken by
 //             the second best, and so on (a constant predicted by more rules
 //             wins an otherwise equal comparison);
-//   noisy-or  by 1 - prod(1 - confidence).
+//   noisy-or  by 1 - prod(1 - confidence);
+//   paths     by 1 - prod(1 - confidence * share), a rule's share being
+//             the part of its body's paths from the side's known constant
+//             that end at the constant ranked (as the path ranking
+//             algorithm weighs a path by its random walks, Lao and Cohen
+//             2010, here with every path equally likely): a country most
+//             of whose neighbours lie in Europe is more likely European
+//             than one with a single European neighbour. A rule with a
+//             constant tests one constant: its share is 1.
 // A constant no rule predicts scores below every predicted one; the true
 // constant's rank among the unpredicted is their mean rank, unless a model
 // breaks the ties the rules leave (RuleRankingOptions::tie_scores): then
@@ -29,8 +37,8 @@
 
 namespace ntp {
 
-enum class RuleAggregation { Max, NoisyOr };
-// "max" or "noisy-or"; throws std::invalid_argument for another name.
+enum class RuleAggregation { Max, NoisyOr, Paths };
+// "max", "noisy-or" or "paths"; throws std::invalid_argument for another name.
 RuleAggregation rule_aggregation_from_name(const std::string& name);
 
 struct RuleRankingOptions {
@@ -61,6 +69,7 @@ struct RulePrediction {
   int constant = 0;
   std::vector<double> confidences;
   std::size_t best_rule = 0;  // index into the rules given
+  double by_paths = 0;        // the paths aggregation's value
 };
 // Every constant predicted at argument `open` of the binary `atom` (its
 // other argument fixed), the rules walked over `graph` (the KB's facts),
@@ -91,13 +100,15 @@ RankingResult rank_rules_first(const Model& model, const std::vector<MinedRule>&
 
 // The ranks with the rules' evidence added to the model's score, once for
 // each of `weights` (finite, > 0): at a side, constant c scores s(c) + w r(c),
-// s its model score and r the confidence of the best rule predicting it (0
-// if none), equal sums ordered by the rest of the model's key (its proof
+// s its model score and r the confidence of the best rule predicting it
+// under max aggregation, else the aggregate (0 if no rule does), equal sums ordered by the rest of the model's key (its proof
 // support when scoring.tie_break). Every constant is scored (rank_keys), once
 // for all the weights: affordable on KBs of a few thousand constants.
 std::vector<RankingResult> rank_with_rule_evidence(const Model& model, const std::vector<MinedRule>& rules,
                                                    const std::vector<double>& weights, const std::vector<Atom>& test,
                                                    const std::unordered_set<Atom, AtomHash>& known,
-                                                   const ScoreOptions& scoring, const RankingOptions& options = {});
+                                                   const ScoreOptions& scoring,
+                                                   RuleAggregation aggregation = RuleAggregation::Max,
+                                                   const RankingOptions& options = {});
 
 }  // namespace ntp

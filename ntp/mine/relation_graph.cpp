@@ -50,16 +50,28 @@ EdgeSpan RelationGraph::edges(int node, int step) const {
 }
 
 PathWalker::PathWalker(const RelationGraph& graph)
-    : graph_(graph), stamp_(static_cast<std::size_t>(graph.num_nodes()), 0) {}
+    : graph_(graph),
+      stamp_(static_cast<std::size_t>(graph.num_nodes()), 0),
+      position_(static_cast<std::size_t>(graph.num_nodes()), 0) {}
 
 void PathWalker::reach(int y, int x, int first_middle, int second_middle) {
-  if (y == x || y == first_middle || y == second_middle || stamp_[static_cast<std::size_t>(y)] == walks_) return;
-  stamp_[static_cast<std::size_t>(y)] = walks_;
+  if (y == x || y == first_middle || y == second_middle) return;
+  total_ += 1;
+  const std::size_t at = static_cast<std::size_t>(y);
+  if (stamp_[at] == walks_) {
+    counts_[static_cast<std::size_t>(position_[at])] += 1;
+    return;
+  }
+  stamp_[at] = walks_;
+  position_[at] = static_cast<int>(ends_.size());
   ends_.push_back(y);
+  counts_.push_back(1);
 }
 
 const std::vector<int>& PathWalker::walk(const std::vector<int>& steps, int x) {
   ends_.clear();
+  counts_.clear();
+  total_ = 0;
   if (++walks_ == 0) {  // wrapped around: forget every mark
     std::fill(stamp_.begin(), stamp_.end(), 0u);
     walks_ = 1;

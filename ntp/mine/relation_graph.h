@@ -68,20 +68,28 @@ class RelationGraph {
 
 // Walks a rule body from one end: the distinct y that a path of one to three
 // steps leads to from x through nodes that are all distinct, x and y too
-// (object identity). Reuses its buffers between walks; one per thread.
+// (object identity), and how many such paths end at each. Reuses its
+// buffers between walks; one per thread.
 class PathWalker {
  public:
   explicit PathWalker(const RelationGraph& graph);
   // Valid until the next walk.
   const std::vector<int>& walk(const std::vector<int>& steps, int x);
+  // The last walk's paths ending at each of its ends (parallel to them), and
+  // in all: a rule's groundings from x, and their share reaching each y.
+  const std::vector<double>& path_counts() const { return counts_; }
+  double total_paths() const { return total_; }
 
  private:
-  // Marks y reached unless it is x or one of the path's middle nodes (-1: none).
+  // Counts a path to y unless y is x or one of the path's middle nodes (-1: none).
   void reach(int y, int x, int first_middle, int second_middle);
   const RelationGraph& graph_;
   std::vector<unsigned> stamp_;  // (nodes): stamp_[y] == walks_ once the current walk reached y
+  std::vector<int> position_;    // (nodes): where in ends_ a node reached by the current walk is
   unsigned walks_ = 0;
   std::vector<int> ends_;
+  std::vector<double> counts_;  // (ends_)
+  double total_ = 0;
 };
 
 // The same path walked from its other end: the steps reversed, in reverse order.

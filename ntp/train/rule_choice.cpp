@@ -5,6 +5,7 @@
 #include "ntp/train/dev_metric.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <stdexcept>
 #include <unordered_set>
@@ -18,6 +19,29 @@ std::vector<NamedRuleSet> with_and_without_constants(const std::string& name, co
   return {{name, std::move(chains)}, {name + " and constants", mined}};
 }
 
+namespace {
+
+// Each ranked side's reciprocal rank (ties by mean rank).
+std::vector<double> reciprocal_ranks(const RankingResult& r) {
+  std::vector<double> out;
+  for (const SideRank& side : r.ranks) out.push_back(1 / side.mean);
+  return out;
+}
+
+}  // namespace
+
+bool clearly_better(const std::vector<double>& challenger, const std::vector<double>& holder) {
+  const std::size_t n = challenger.size();
+  if (n != holder.size() || n < 2) throw std::invalid_argument("clearly_better: paired lists of at least two sides");
+  double mean = 0;
+  for (std::size_t i = 0; i < n; ++i) mean += challenger[i] - holder[i];
+  mean /= static_cast<double>(n);
+  double squares = 0;
+  for (std::size_t i = 0; i < n; ++i) squares += (challenger[i] - holder[i] - mean) * (challenger[i] - holder[i] - mean);
+  const double standard_error = std::sqrt(squares / static_cast<double>(n - 1) / static_cast<double>(n));
+  return mean > kClearMarginInStandardErrors * standard_error && mean > 0;
+}
+
 RuleSetChoice choose_rule_set(const KnowledgeBase& kb, std::vector<NamedRuleSet> sets, const std::vector<Atom>& dev,
                               const std::vector<Atom>& more_known,
                               const std::function<void(std::size_t, std::size_t)>& progress) {
@@ -28,14 +52,17 @@ RuleSetChoice choose_rule_set(const KnowledgeBase& kb, std::vector<NamedRuleSet>
   known.insert(more_known.begin(), more_known.end());
   std::vector<std::pair<std::string, double>> measured;
   std::size_t best = 0;
+  std::vector<double> best_reciprocals;
   RuleRankingOptions options;
   for (std::size_t i = 0; i < sets.size(); ++i) {
     if (progress) {
       const std::size_t before = i * 2 * dev.size(), all = sets.size() * 2 * dev.size();
       options.progress = [&progress, before, all](std::size_t done, std::size_t) { progress(before + done, all); };
     }
-    measured.emplace_back(sets[i].first, rank_by_rules(kb, sets[i].second, dev, known, options).mean_ties.mrr);
-    if (measured[i].second > measured[best].second) best = i;
+    const RankingResult ranked = rank_by_rules(kb, sets[i].second, dev, known, options);
+    measured.emplace_back(sets[i].first, ranked.mean_ties.mrr);
+    std::vector<double> reciprocals = reciprocal_ranks(ranked);
+    if (i == 0 || clearly_better(reciprocals, best_reciprocals)) best = i, best_reciprocals = std::move(reciprocals);
   }
   RuleSetChoice choice;
   choice.description = describe_dev_choice(sets[best].first, "mrr", dev.size(), measured);

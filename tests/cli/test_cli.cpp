@@ -435,7 +435,7 @@ TEST_CASE("mine writes rules that eval ranks with and train starts from; rules s
   const Run bad = ntp("eval --protocol ranking --train " + kFamily + "/train.nl --rules " + rules + " --test " +
                       kFamily + "/test.nl --aggregation sum");
   CHECK(bad.status == 2);
-  CHECK(bad.err.find("rule aggregation is max or noisy-or, got 'sum'") != std::string::npos);
+  CHECK(bad.err.find("rule aggregation is max, noisy-or or paths, got 'sum'") != std::string::npos);
 
   // Trained from the mined rules: each learnt rule says which it started from.
   const std::string model = kWork + "/family_mined.ntp";

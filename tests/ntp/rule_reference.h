@@ -46,6 +46,34 @@ inline bool body_connects(const ntp::KnowledgeBase& kb, const ntp::MinedRule& r,
   return false;
 }
 
+// How many paths of the rule's body lead from x to y through distinct
+// constants; a rule with a constant, 1 if it predicts head(x, y).
+inline int body_paths(const ntp::KnowledgeBase& kb, const ntp::MinedRule& r, int x, int y) {
+  if (ntp::has_constant(r)) return constant_rule_predicts(kb, r, x, y) ? 1 : 0;
+  if (x == y) return 0;
+  if (r.body.size() == 1) return holds(kb, r.body[0], x, y) ? 1 : 0;
+  const int n = kb.constants.size();
+  int paths = 0;
+  for (int z = 0; z < n; ++z) {
+    if (z == x || z == y || !holds(kb, r.body[0], x, z)) continue;
+    if (r.body.size() == 2) paths += holds(kb, r.body[1], z, y);
+    for (int w = 0; w < n && r.body.size() == 3; ++w)
+      paths += w != x && w != y && w != z && holds(kb, r.body[1], z, w) && holds(kb, r.body[2], w, y);
+  }
+  return paths;
+}
+
+// The share of the rule's paths from the side's known constant (x when y is
+// open, else y) that reach the open one; 1 for a rule with a constant that
+// predicts head(x, y).
+inline double path_share(const ntp::KnowledgeBase& kb, const ntp::MinedRule& r, int x, int y, int open) {
+  const int here = body_paths(kb, r, x, y);
+  if (here == 0 || ntp::has_constant(r)) return here;
+  int all = 0;
+  for (int c = 0; c < kb.constants.size(); ++c) all += open == 1 ? body_paths(kb, r, x, c) : body_paths(kb, r, c, y);
+  return static_cast<double>(here) / all;
+}
+
 // A random KB of 3 predicates over `constants` constants from `draws` random
 // atoms, every `every`-th new one held out into `held_out` instead.
 inline ntp::KnowledgeBase random_split(unsigned seed, int constants, int draws, int every, std::vector<ntp::Atom>& held_out) {

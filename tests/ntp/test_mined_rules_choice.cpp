@@ -186,7 +186,7 @@ TEST_CASE("a finite weight adds the best rule's confidence to the score, alike i
   }
   // eval ranks as rank_with_rule_evidence does.
   const ntp::EvalReport report = ntp::evaluate(loaded, ranking_request(loaded, data.test, "test_mined_rule_weight_test.nl"));
-  CHECK(report.note.find("0.5 x the best rule's confidence added") != std::string::npos);
+  CHECK(report.note.find("0.5 x the rules' best confidence added") != std::string::npos);
   const auto known = ntp::filter_set(loaded, data.test);
   const ntp::RankingResult expected = ntp::rank_with_rule_evidence(loaded, loaded.mined_rules, {0.5}, data.test, known, scoring).front();
   char line[32];

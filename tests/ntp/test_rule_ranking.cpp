@@ -1,5 +1,5 @@
 // tests/ntp/test_rule_ranking.cpp: ranking by mined rules against a one-by-one
-// reference that checks every rule on every constant, under both aggregations.
+// reference that checks every rule on every constant, under every aggregation.
 #include <doctest/doctest.h>
 
 #include "kb_from_text.h"
@@ -29,8 +29,9 @@ double reference_rank(const ntp::KnowledgeBase& kb, const std::vector<ntp::Mined
     std::vector<double> conf;
     for (const ntp::MinedRule& r : rules) {
       if (r.head != atom.predicate) continue;
-      const bool reached = open == 1 ? body_connects(kb, r, atom.args[0], c) : body_connects(kb, r, c, atom.args[1]);
-      if (reached) conf.push_back(r.confidence);
+      const int x = open == 1 ? atom.args[0] : c, y = open == 1 ? c : atom.args[1];
+      if (!body_connects(kb, r, x, y)) continue;
+      conf.push_back(r.confidence * (how == ntp::RuleAggregation::Paths ? path_share(kb, r, x, y, open) : 1.0));
     }
     std::sort(conf.rbegin(), conf.rend());
     if (how == ntp::RuleAggregation::Max) return conf;
@@ -60,8 +61,8 @@ double reference_rank(const ntp::KnowledgeBase& kb, const std::vector<ntp::Mined
 
 }  // namespace
 
-TEST_CASE("rank_by_rules equals the one-by-one reference on random KBs, max and noisy-or, ties left or broken by a model, "
-          "rules with a constant or not") {
+TEST_CASE("rank_by_rules equals the one-by-one reference on random KBs, max, noisy-or and paths, ties left or broken "
+          "by a model, rules with a constant or not") {
   for (unsigned seed = 0; seed < 12; ++seed) {
     CAPTURE(seed);
     std::vector<ntp::Atom> test;
@@ -72,7 +73,7 @@ TEST_CASE("rank_by_rules equals the one-by-one reference on random KBs, max and 
     REQUIRE(!rules.empty());
     std::unordered_set<ntp::Atom, ntp::AtomHash> known(kb.facts.begin(), kb.facts.end());
     known.insert(test.begin(), test.end());
-    for (auto how : {ntp::RuleAggregation::Max, ntp::RuleAggregation::NoisyOr}) {
+    for (auto how : {ntp::RuleAggregation::Max, ntp::RuleAggregation::NoisyOr, ntp::RuleAggregation::Paths}) {
       ntp::RuleRankingOptions o;
       o.aggregation = how;
       const ntp::RankingResult result = ntp::rank_by_rules(kb, rules, test, known, o);
@@ -114,7 +115,7 @@ TEST_CASE("rank_rules_first equals rank_by_rules with the model's keys breaking 
     ntp::ScoreOptions scoring;
     scoring.facts = ntp::make_fact_index(model, "exact");
     scoring.tie_break = seed % 3 != 0;
-    for (auto how : {ntp::RuleAggregation::Max, ntp::RuleAggregation::NoisyOr}) {
+    for (auto how : {ntp::RuleAggregation::Max, ntp::RuleAggregation::NoisyOr, ntp::RuleAggregation::Paths}) {
       // The reference: every constant scored, its key turned into its place
       // among the side's distinct keys (a number rank_by_rules can compare).
       ntp::RuleRankingOptions o;
@@ -148,7 +149,8 @@ TEST_CASE("rank_rules_first equals rank_by_rules with the model's keys breaking 
   CHECK(moved > 20);
 }
 
-TEST_CASE("rank_with_rule_evidence adds each weight times the best rule's confidence to the model's score") {
+TEST_CASE("rank_with_rule_evidence adds each weight times the best rule's confidence (paths: the aggregate) to the "
+          "model's score") {
   for (unsigned seed = 0; seed < 6; ++seed) {
     CAPTURE(seed);
     std::vector<ntp::Atom> test;
@@ -163,7 +165,9 @@ TEST_CASE("rank_with_rule_evidence adds each weight times the best rule's confid
     ntp::ScoreOptions scoring;
     scoring.facts = ntp::make_fact_index(model, "exact");
     const std::vector<double> weights{0.5, 2};
-    const auto results = ntp::rank_with_rule_evidence(model, rules, weights, test, known, scoring);
+    const bool by_paths = seed % 3 == 0;
+    const auto how = by_paths ? ntp::RuleAggregation::Paths : ntp::RuleAggregation::Max;
+    const auto results = ntp::rank_with_rule_evidence(model, rules, weights, test, known, scoring, how);
     REQUIRE(results.size() == 2);
     for (std::size_t w = 0; w < weights.size(); ++w)
       for (const ntp::SideRank& side : results[w].ranks) {
@@ -174,13 +178,15 @@ TEST_CASE("rank_with_rule_evidence adds each weight times the best rule's confid
         const std::vector<ntp::RankKey> keys = ntp::rank_keys(model, atoms, scoring);
         std::vector<ntp::RankKey> total = keys;
         for (std::size_t c = 0; c < atoms.size(); ++c) {
-          double best = 0;
+          double best = 0, miss = 1;
           for (const ntp::MinedRule& r : rules) {
             if (r.head != atom.predicate) continue;
             const int x = side.side == 1 ? atom.args[0] : static_cast<int>(c), y = side.side == 1 ? static_cast<int>(c) : atom.args[1];
-            if (body_connects(kb, r, x, y)) best = std::max(best, r.confidence);
+            if (!body_connects(kb, r, x, y)) continue;
+            best = std::max(best, r.confidence);
+            miss *= 1 - r.confidence * path_share(kb, r, x, y, side.side);
           }
-          total[c].score += weights[w] * best;
+          total[c].score += weights[w] * (by_paths ? 1 - miss : best);
         }
         const std::size_t truth = static_cast<std::size_t>(atom.args[static_cast<std::size_t>(side.side)]);
         double above = 0, level = 0;
@@ -213,7 +219,20 @@ TEST_CASE("rank_by_rules: a symmetric rule ranks the mirror first; an unpredicte
   CHECK_THROWS_AS(ntp::rule_aggregation_from_name("sum"), std::invalid_argument);
 }
 
-TEST_CASE("choose_rule_set keeps the set of mined rules that ranks the dev atoms best") {
+TEST_CASE("clearly_better asks for a mean paired gain above two standard errors") {
+  // Differences 0.1, 0.1, 0.1, 0.1: no spread, a clear gain.
+  CHECK(ntp::clearly_better({0.6, 0.6, 0.6, 0.6}, {0.5, 0.5, 0.5, 0.5}));
+  // Differences 0.3, -0.1, 0.3, -0.1: mean 0.1, standard error 0.1.
+  CHECK_FALSE(ntp::clearly_better({0.8, 0.4, 0.8, 0.4}, {0.5, 0.5, 0.5, 0.5}));
+  // Differences 0.21, 0.19 repeated: mean 0.2, standard error 0.00378.
+  CHECK(ntp::clearly_better({0.71, 0.69, 0.71, 0.69, 0.71, 0.69}, {0.5, 0.5, 0.5, 0.5, 0.5, 0.5}));
+  CHECK_FALSE(ntp::clearly_better({0.5, 0.5}, {0.5, 0.5}));  // equal
+  CHECK_FALSE(ntp::clearly_better({0.4, 0.4}, {0.5, 0.5}));  // worse
+  CHECK_THROWS_AS(ntp::clearly_better({0.5}, {0.5}), std::invalid_argument);
+  CHECK_THROWS_AS(ntp::clearly_better({0.5, 0.5}, {0.5, 0.5, 0.5}), std::invalid_argument);
+}
+
+TEST_CASE("choose_rule_set keeps the first set of mined rules unless a later one ranks the dev atoms clearly better") {
   int chose_one_atom = 0, chose_chains = 0;
   for (unsigned seed = 0; seed < 12; ++seed) {
     CAPTURE(seed);
@@ -228,11 +247,18 @@ TEST_CASE("choose_rule_set keeps the set of mined rules that ranks the dev atoms
     const ntp::RuleSetChoice choice = ntp::choose_rule_set(kb, {{"chains", chains}, {"one-atom", one_atom}}, dev);
     std::unordered_set<ntp::Atom, ntp::AtomHash> known(kb.facts.begin(), kb.facts.end());
     known.insert(dev.begin(), dev.end());
-    const double with_chains = ntp::rank_by_rules(kb, chains, dev, known).mean_ties.mrr;
-    const double one = ntp::rank_by_rules(kb, one_atom, dev, known).mean_ties.mrr;
-    CHECK(choice.kept.size() == (one > with_chains ? one_atom.size() : chains.size()));
-    CHECK(choice.description.rfind(one > with_chains ? "one-atom (dev mrr on " : "chains (dev mrr on ", 0) == 0);
-    (one > with_chains ? chose_one_atom : chose_chains) += 1;
+    auto reciprocals = [&](const std::vector<ntp::MinedRule>& rules) {
+      std::vector<double> out;
+      for (const ntp::SideRank& s : ntp::rank_by_rules(kb, rules, dev, known).ranks) out.push_back(1 / s.mean);
+      return out;
+    };
+    const bool one = ntp::clearly_better(reciprocals(one_atom), reciprocals(chains));
+    CHECK(choice.kept.size() == (one ? one_atom.size() : chains.size()));
+    CHECK(choice.description.rfind(one ? "one-atom (dev mrr on " : "chains (dev mrr on ", 0) == 0);
+    (one ? chose_one_atom : chose_chains) += 1;
+    // The other order: the one-atom rules first, the chains kept only when clearly better.
+    const ntp::RuleSetChoice reversed = ntp::choose_rule_set(kb, {{"one-atom", one_atom}, {"chains", chains}}, dev);
+    CHECK(reversed.kept.size() == (ntp::clearly_better(reciprocals(chains), reciprocals(one_atom)) ? chains.size() : one_atom.size()));
   }
   CHECK(chose_one_atom > 0);  // both branches taken on these KBs
   CHECK(chose_chains > 0);

@@ -343,8 +343,10 @@ void add_eval_options(cxxopts::Options& o) {
   o.add_options("Mined rules")
     ("rules", "ranking and countries: rank with the mined rules of this file (`ntp mine`) applied symbolically "
      "over the model's facts, not with the model: the rules-alone baseline", cxxopts::value<std::string>())
-    ("aggregation", "with --rules: how a constant's predicting rules combine: max (the best rule's confidence, ties "
-     "broken by the next) or noisy-or", cxxopts::value<std::string>()->default_value("max"))
+    ("aggregation", "how the rules predicting an atom combine (with --rules; countries: the model's rules too): max "
+     "(the best rule's confidence, ties broken by the next), noisy-or, or paths (noisy-or of each confidence times "
+     "the share of the rule's paths from the known constant that reach the atom) (default: paths for countries, "
+     "whose atoms come from many queries; max for ranking)", cxxopts::value<std::string>()->default_value(""))
     ("rule-ties", "with --rules: constants the rules tie take their mean rank (mean), or are ordered by the "
      "model's score as --score says (model)", cxxopts::value<std::string>()->default_value("mean"));
   o.add_options("Ranking")
