@@ -12,7 +12,7 @@ namespace ntp {
 namespace {
 
 constexpr char kMagic[8] = {'N', 'T', 'P', 'C', 'H', 'E', 'C', 'K'};
-constexpr std::int32_t kVersion = 1;
+constexpr std::int32_t kVersion = 2;  // 2: the training's seconds (version 1: read as 0)
 constexpr int kMaxOptimizerMatrices = 16;  // Adam: 3 per table, 2 tables
 
 void write_f64(Writer& w, double v) { w.bytes(&v, sizeof v); }
@@ -46,6 +46,7 @@ void save_checkpoint(const Checkpoint& c, const std::string& path) {
     for (const ad::Matrix& m : s.optimizer) w.matrix(m);
     write_f64(w, c.best_dev);
     w.i32(c.best_epoch);
+    write_f64(w, s.seconds);
     write_model(c.model, out);  // last: its reader bounds counts by the bytes left
   });
 }
@@ -64,8 +65,8 @@ Checkpoint load_checkpoint(std::istream& in, const std::string& path) {
     r.bytes(magic, sizeof magic);
     if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) r.fail("not an ntp checkpoint (bad magic number)");
     const std::int32_t version = r.i32();
-    if (version != kVersion)
-      r.fail("checkpoint version " + std::to_string(version) + ", this program reads version " +
+    if (version < 1 || version > kVersion)
+      r.fail("checkpoint version " + std::to_string(version) + ", this program reads versions 1 to " +
              std::to_string(kVersion) + ": train afresh instead of resuming");
     c.settings = r.str();
     TrainingState& s = c.state;
@@ -85,6 +86,8 @@ Checkpoint load_checkpoint(std::istream& in, const std::string& path) {
     for (ad::Matrix& m : s.optimizer) m = r.matrix();
     c.best_dev = read_f64(r);
     c.best_epoch = r.i32();
+    s.seconds = version >= 2 ? read_f64(r) : 0;
+    if (!(s.seconds >= 0)) r.fail("corrupt checkpoint (negative training time)");
   }
   c.model = load_model(in, path);
   // The order must be a permutation of the model's facts.

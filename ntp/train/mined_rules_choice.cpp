@@ -46,11 +46,11 @@ bool three_atom_chains_are_cheap(const KnowledgeBase& kb) {
 
 // The rules to try: chains of three (where cheap) and chains of two (the
 // miner's defaults), each without and with the rules with a constant, or the
-// one-atom rules alone, whichever ranks the dev facts best by itself, a
-// later set kept only when it is clearly better (choose_rule_set: the
-// longer chains, which predict more of what dev did not ask, unless a
-// shorter set wins by more than dev's noise, and of those the set without
-// constants, the smaller, unless the constants clearly help). Ranks the
+// one-atom rules alone: the first of these, in this order, that ranks the
+// dev facts by itself within dev's noise of the best set (choose_rule_set:
+// the longer chains, which predict more of what dev did not ask, unless a
+// shorter set is clearly better, and of those the set without constants,
+// the smaller, unless the constants clearly help). Ranks the
 // `measured` dev atoms only (the whole dev file of a large KB would take
 // minutes), the other dev and test atoms filtered as true. Where chains of
 // three are tried, the rules with a constant are counted twice, once with

@@ -214,6 +214,9 @@ struct RunResult {
   double best_dev = -1;
   int best_epoch = 0;
   std::string checkpoint;  // its path
+  // Seconds of training, over every process that trained (resumed runs too):
+  // the kept model's, or with a choice of L2 every candidate's.
+  double training_seconds = 0;
   std::string combine_choice;  // when chosen on dev: the rule chosen and each rule's dev metric
   std::string l2_choice;       // when chosen on dev: the value chosen and each value's dev metric
   std::string mined_rules;     // when tried on dev: whether mined rules were kept, their weight and the dev metrics

@@ -51,8 +51,8 @@ RuleSetChoice choose_rule_set(const KnowledgeBase& kb, std::vector<NamedRuleSet>
   known.insert(dev.begin(), dev.end());
   known.insert(more_known.begin(), more_known.end());
   std::vector<std::pair<std::string, double>> measured;
+  std::vector<std::vector<double>> reciprocals;
   std::size_t best = 0;
-  std::vector<double> best_reciprocals;
   RuleRankingOptions options;
   for (std::size_t i = 0; i < sets.size(); ++i) {
     if (progress) {
@@ -61,12 +61,14 @@ RuleSetChoice choose_rule_set(const KnowledgeBase& kb, std::vector<NamedRuleSet>
     }
     const RankingResult ranked = rank_by_rules(kb, sets[i].second, dev, known, options);
     measured.emplace_back(sets[i].first, ranked.mean_ties.mrr);
-    std::vector<double> reciprocals = reciprocal_ranks(ranked);
-    if (i == 0 || clearly_better(reciprocals, best_reciprocals)) best = i, best_reciprocals = std::move(reciprocals);
+    reciprocals.push_back(reciprocal_ranks(ranked));
+    if (measured[i].second > measured[best].second) best = i;
   }
+  std::size_t kept = 0;  // the first set the best does not clearly beat
+  while (clearly_better(reciprocals[best], reciprocals[kept])) ++kept;
   RuleSetChoice choice;
-  choice.description = describe_dev_choice(sets[best].first, "mrr", dev.size(), measured);
-  choice.kept = std::move(sets[best].second);
+  choice.description = describe_dev_choice(sets[kept].first, "mrr", dev.size(), measured);
+  choice.kept = std::move(sets[kept].second);
   return choice;
 }
 

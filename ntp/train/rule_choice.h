@@ -22,8 +22,9 @@ using NamedRuleSet = std::pair<std::string, std::vector<MinedRule>>;
 // (`name` + " and constants"); `mined` alone when it has none.
 std::vector<NamedRuleSet> with_and_without_constants(const std::string& name, const std::vector<MinedRule>& mined);
 
-// How far a set must rank dev above the set kept so far to replace it: in
-// standard errors of the mean paired difference of their reciprocal ranks.
+// How far the best set must rank dev above an earlier one to be kept instead
+// of it: in standard errors of the mean paired difference of their
+// reciprocal ranks.
 constexpr double kClearMarginInStandardErrors = 2;
 
 // Whether `challenger`'s reciprocal ranks (one a side) beat `holder`'s on
@@ -38,17 +39,19 @@ struct RuleSetChoice {
 };
 
 // Ranks `dev` (binary atoms; kb.facts, `dev` and `more_known` filtered as
-// true, as evaluation filters) with each set in the order given and keeps
-// the first, unless a later one is clearly better (clearly_better) than the
-// one kept so far: the earlier sets are the ones to keep when dev cannot
-// tell (mined_rules_choice.h gives the longer chains first, which predict
-// what a sample of held-out facts seldom asks: on Countries S3 chains of two
+// true, as evaluation filters) with each set and keeps the first, in the
+// order given, that the best (highest MRR) is not clearly better than
+// (clearly_better; the best itself if it beats every earlier one): the
+// earlier sets are the ones to keep when dev cannot tell
+// (mined_rules_choice.h gives the longer chains first, which predict what
+// a sample of held-out facts seldom asks: on Countries S3 chains of two
 // ranked its dev facts 0.0001 to 0.005 above chains of three, and its test
 // countries, three hops from a region, 7 to 9 AUC-PR points lower). On
 // Nations the one-atom rules rank better than a set with chains, whose
-// weaker predictions outrank theirs; on UMLS the chains carry the ranking. Throws std::invalid_argument if `dev`
-// or `sets` is empty. `progress`, when set, is called with (sides ranked,
-// sides to rank) over all the sets, from one thread at a time.
+// weaker predictions outrank theirs; on UMLS the chains carry the ranking.
+// Throws std::invalid_argument if `dev` or `sets` is empty. `progress`,
+// when set, is called with (sides ranked, sides to rank) over all the sets,
+// from one thread at a time.
 RuleSetChoice choose_rule_set(const KnowledgeBase& kb, std::vector<NamedRuleSet> sets, const std::vector<Atom>& dev,
                               const std::vector<Atom>& more_known = {},
                               const std::function<void(std::size_t, std::size_t)>& progress = nullptr);

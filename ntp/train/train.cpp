@@ -71,7 +71,8 @@ std::string log_line(const EpochReport& r, const std::string& metric, double dev
 class EpochKeeper {
  public:
   EpochKeeper(const TrainingData& data, const RunOptions& run, std::string metric, std::string checkpoint, Checkpoint& c)
-      : data_(data), run_(run), metric_(std::move(metric)), checkpoint_(std::move(checkpoint)), c_(c) {
+      : data_(data), run_(run), metric_(std::move(metric)), checkpoint_(std::move(checkpoint)), c_(c),
+        seconds_before_(c.state.seconds), start_(std::chrono::steady_clock::now()) {
     if (run.log_path.empty()) return;
     log_.open(run.log_path, run.resume ? std::ios::app : std::ios::trunc);
     if (!log_) throw std::runtime_error(run.log_path + ": cannot open the log for writing");
@@ -82,7 +83,15 @@ class EpochKeeper {
     const double dev = measured ? dev_metric(c_.model, data_) : -1;
     if (measured) report.note = measure(report.epoch, dev);
     if (log_.is_open()) log_ << log_line(report, measured ? metric_ : "", dev) << std::endl;
+    count_time();
     save_checkpoint(c_, checkpoint_);
+  }
+
+  // The training's seconds so far into the checkpoint's state: those of the
+  // processes before this one and this one's.
+  void count_time() {
+    const std::chrono::duration<double> mine = std::chrono::steady_clock::now() - start_;
+    c_.state.seconds = seconds_before_ + mine.count();
   }
 
  private:
@@ -103,6 +112,8 @@ class EpochKeeper {
   const RunOptions& run_;
   const std::string metric_, checkpoint_;
   Checkpoint& c_;
+  const double seconds_before_;
+  const std::chrono::steady_clock::time_point start_;
   std::ofstream log_;
 };
 
@@ -167,13 +178,13 @@ RunResult train_one(const TrainingData& data, const ModelOptions& model_options,
   hooks.progress = progress;
   hooks.after_epoch = [&keeper](EpochReport& report) { keeper.after_epoch(report); };
   hooks.stop_requested = [&run] { return run.stop != nullptr && run.stop->load(); };
-  const auto training_start = std::chrono::steady_clock::now();
   result.finished = train_epochs(c.model, options, c.state, hooks);
-  const std::chrono::duration<double> training_time = std::chrono::steady_clock::now() - training_start;
+  keeper.count_time();
+  result.training_seconds = c.state.seconds;
   if (!result.finished) save_checkpoint(c, result.checkpoint);
   else if (run.keep == Keep::Last || c.best_epoch == 0) save_model(c.model, run.model_path);
   if (result.finished && combine_on_dev) {
-    const CombineChoice choice = choose_kept_combine(data, run, training_time.count(), progress);
+    const CombineChoice choice = choose_kept_combine(data, run, result.training_seconds, progress);
     result.combine_choice = describe(choice, dev_metric_name(data));
     if (kept_dev) *kept_dev = choice.chosen_metric();
   }
@@ -249,6 +260,8 @@ RunResult train_choosing_l2(const TrainingData& data, const ModelOptions& model_
   if (!kept_log.empty() && std::rename(kept_log.c_str(), run.log_path.c_str()) != 0)
     throw std::runtime_error(kept_log + ": cannot move it to " + run.log_path);
   RunResult result = results[best];
+  result.training_seconds = 0;  // the choice's: every candidate's training
+  for (const RunResult& r : results) result.training_seconds += r.training_seconds;
   result.checkpoint = checkpoint_path(run.model_path);
   result.l2_choice = describe_dev_choice(dev[best].first, dev_metric_name(data),
                                          dev_atoms_measured(data, kCombineChoiceDevAtoms), dev);
@@ -375,11 +388,9 @@ RunResult train_on_carved_dev(const TrainingData& data, const ModelOptions& mode
 // Training, then the mined rules' choice on dev (train.h).
 RunResult train_with_choices(const TrainingData& data, const ModelOptions& model_options, const TrainOptions& options,
                              const RunOptions& run, std::ostream* progress) {
-  const auto start = std::chrono::steady_clock::now();
   RunResult result = train_model(data, model_options, options, run, progress);
-  const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
   if (result.finished && run.mined_rules_on_dev && can_choose_mined_rules(data))
-    result.mined_rules = choose_kept_mined_rules(data, run, seconds.count(), progress);
+    result.mined_rules = choose_kept_mined_rules(data, run, result.training_seconds, progress);
   return result;
 }
 

@@ -25,6 +25,9 @@ struct TrainingState {
   std::string rng, probe_rng;      // std::mt19937_64 states, as rng_state_text writes them
   std::vector<std::size_t> order;  // the facts' order, reshuffled in place each epoch
   std::vector<ad::Matrix> optimizer;  // ad::Optimizer::state()
+  // Seconds spent training so far, by every process that took these epochs
+  // and steps: what a choice made after training may spend a share of.
+  double seconds = 0;
 };
 
 // A random generator's state as text (its operator<<), and back; restoring

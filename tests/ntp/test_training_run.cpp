@@ -73,12 +73,28 @@ TEST_CASE("a stopped and resumed epoch loop gives the model of an uninterrupted 
   ntp::Checkpoint saved;
   saved.settings = "lr=0.05\n";
   saved.state = state;
+  saved.state.seconds = 12.5;  // the time before the stop, which a resumed run's choices take a share of
   saved.model = model;
   ntp::save_checkpoint(saved, path);
   ntp::Checkpoint loaded = ntp::load_checkpoint(path);
   CHECK(loaded.settings == saved.settings);
   CHECK(loaded.state.steps_done == 1);
+  CHECK(loaded.state.seconds == 12.5);
   CHECK(bytes_of(loaded.model) == bytes_of(model));
+  {  // A version 1 checkpoint (no seconds before the model) still loads, its time unknown: 0.
+    std::ifstream in(path, std::ios::binary);
+    std::string v2(std::istreambuf_iterator<char>(in), {});
+    const std::size_t model_bytes = bytes_of(model).size();
+    std::string v1 = v2.substr(0, v2.size() - model_bytes - 8) + v2.substr(v2.size() - model_bytes);
+    v1[8] = 1;  // the version, after the 8-byte magic number (little-endian)
+    const std::string old_path = path + ".v1";
+    std::ofstream(old_path, std::ios::binary) << v1;
+    const ntp::Checkpoint old = ntp::load_checkpoint(old_path);
+    CHECK(old.state.seconds == 0);
+    CHECK(old.state.steps_done == 1);
+    CHECK(bytes_of(old.model) == bytes_of(model));
+    std::remove(old_path.c_str());
+  }
   stop = false;
   int epochs_seen = 0;
   hooks.after_epoch = [&](ntp::EpochReport&) { ++epochs_seen; };
@@ -141,12 +157,18 @@ TEST_CASE("a run stopped by its flag and resumed from its checkpoint writes the 
   CHECK(stopped.steps_done == 1);
   CHECK(stopped.checkpoint == ntp::checkpoint_path(run.model_path));
   CHECK(!std::ifstream(run.model_path));  // no model yet: only the checkpoint
+  CHECK(ntp::load_checkpoint(stopped.checkpoint).state.seconds == stopped.training_seconds);
   run.stop = nullptr;
   run.resume = true;
   const ntp::RunResult resumed = ntp::train(small_data(), small_model_options(), options(3), run, nullptr);
   CHECK(resumed.finished);
   CHECK(resumed.epochs_done == 3);
   CHECK(bytes_of(ntp::load_model(run.model_path)) == straight_bytes);
+  // The training's time counts the stopped process's too, as the checkpoint kept it.
+  CHECK(resumed.training_seconds >= stopped.training_seconds);
+  const double at_last_epoch = ntp::load_checkpoint(stopped.checkpoint).state.seconds;  // saved after the last epoch
+  CHECK(at_last_epoch >= stopped.training_seconds);
+  CHECK(at_last_epoch <= resumed.training_seconds);
 
   // Resuming with another setting is refused, naming it.
   ntp::TrainOptions other = options(3);
