@@ -495,6 +495,30 @@ TEST_CASE("eval scores Countries by mined rules: alone over --train, or the rule
                                  " --dev " + kWork + "/c_truth.nl --test " + kWork + "/c_truth.nl");
   CHECK(classification.status == 2);
   CHECK(classification.err.find("not classification") != std::string::npos);
+
+  // Paths, the protocol's default, weigh each region by the share of a
+  // country's paths that reach it: tm's two neighbours split it between ra
+  // and rb, ta's both lead to ra, so ta is surer of ra than tm. Under max
+  // the three atoms tie.
+  write("p_train.nl",
+        "locatedIn(sa, ra). locatedIn(sb, rb).\n"
+        "locatedIn(a1, sa). locatedIn(a1, ra). locatedIn(a2, sa). locatedIn(a2, ra). locatedIn(a3, sa). locatedIn(a3, ra).\n"
+        "locatedIn(b1, sb). locatedIn(b1, rb). locatedIn(b2, sb). locatedIn(b2, rb).\n"
+        "neighborOf(a1, a2). neighborOf(a2, a1). neighborOf(a2, a3). neighborOf(a3, a2). neighborOf(b1, b2). neighborOf(b2, b1).\n"
+        "neighborOf(ta, a1). neighborOf(a1, ta). neighborOf(ta, a2). neighborOf(a2, ta).\n"
+        "neighborOf(tm, a3). neighborOf(a3, tm). neighborOf(tm, b1). neighborOf(b1, tm).\n");
+  write("p_test.txt", "ta\ntm\n");
+  write("p_truth.nl", "locatedIn(ta, ra). locatedIn(tm, ra).\n");
+  const std::string p_rules = kWork + "/p_rules.tsv", p_files = " --test " + kWork + "/p_test.txt --regions " + kWork +
+                                                                 "/c_regions.txt --truth " + kWork + "/p_truth.nl";
+  REQUIRE(ntp("mine --train " + kWork + "/p_train.nl --max-atoms 3 --constants=false --quiet --out " + p_rules).status == 0);
+  const std::string p_eval = "eval --protocol countries --train " + kWork + "/p_train.nl --rules " + p_rules + p_files;
+  const Run by_paths = ntp(p_eval + " --json"), by_max = ntp(p_eval + " --aggregation max --json");
+  REQUIRE_MESSAGE(by_paths.status == 0, by_paths.err);
+  REQUIRE_MESSAGE(by_max.status == 0, by_max.err);
+  CHECK(by_paths.out.find("(paths of their confidences)") != std::string::npos);
+  CHECK(by_max.out.find("(max of their confidences)") != std::string::npos);
+  CHECK(json_value(last_line(by_paths.out), "auc_pr") > json_value(last_line(by_max.out), "auc_pr"));
 }
 
 TEST_CASE("mine refuses what it cannot read, with the file and line") {

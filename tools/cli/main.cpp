@@ -591,7 +591,8 @@ void add_mine_options(cxxopts::Options& o) {
   o.add_options("Data")
     ("train", "facts (.nl or .tsv)", cxxopts::value<std::string>())
     ("dev", "dev facts: also try the rules without those with a constant, and one-atom rules alone (--max-atoms "
-     "1), and keep the set that ranks them best", cxxopts::value<std::string>())
+     "1), and keep the first of these (chains, with constants, one-atom) that ranks them within noise of the best "
+     "(two standard errors)", cxxopts::value<std::string>())
     ("test", "with --dev: test facts, which the dev ranking filters as true (as evaluation does)",
      cxxopts::value<std::string>())
     ("out", "write the rules to this file (default: standard output)", cxxopts::value<std::string>());
