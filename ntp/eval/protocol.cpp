@@ -48,10 +48,6 @@ RuleAggregation aggregation_of(const EvalRequest& q, const std::string& protocol
   return protocol == "countries" ? RuleAggregation::Paths : RuleAggregation::Max;
 }
 
-std::string aggregation_name(RuleAggregation how) {
-  return how == RuleAggregation::Max ? "max" : how == RuleAggregation::NoisyOr ? "noisy-or" : "paths";
-}
-
 // Whether a request ranks by mined rules: a file's (--rules), or the
 // model's own when the model's score is asked for.
 bool ranks_by_rules(const Model& model, const EvalRequest& q) {
@@ -60,7 +56,7 @@ bool ranks_by_rules(const Model& model, const EvalRequest& q) {
 
 // How a request ranks by mined rules, for the report.
 std::string mined_rules_note(const Model& model, const EvalRequest& q, std::size_t file_rules, RuleAggregation how) {
-  const std::string aggregation = aggregation_name(how);
+  const std::string aggregation = rule_aggregation_name(how);
   if (q.rules.empty()) {
     const double w = model.mined_rule_weight;
     return "ranking with the model's " + std::to_string(model.mined_rules.size()) + " mined rules " +

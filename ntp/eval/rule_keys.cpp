@@ -44,12 +44,9 @@ double noisy_or(const std::vector<double>& confidences) {
   return 1 - none;
 }
 
-// What the rules' evidence for an atom adds to a model's score, or is on its
-// own (noisy-or, paths).
-double rule_evidence(const RulePrediction& p, RuleAggregation how) {
-  if (how == RuleAggregation::Paths) return p.by_paths;
-  if (how == RuleAggregation::NoisyOr) return noisy_or(p.confidences);
-  return p.confidences.empty() ? 0.0 : p.confidences.front();
+// rule_evidence of a prediction, its confidences highest first.
+double evidence_of(const RulePrediction& p, RuleAggregation how) {
+  return rule_evidence(how, p.confidences.empty() ? 0.0 : p.confidences.front(), noisy_or(p.confidences), p.by_paths);
 }
 
 // Keys 0, 1, 2, ... by the order `below` sorts the atoms into, equal atoms
@@ -82,12 +79,12 @@ std::vector<RankKey> rule_evidence_keys(const KnowledgeBase& kb, const std::vect
   std::vector<RankKey> keys(atoms.size());
   if (with_model && std::isfinite(e.weight)) {
     for (std::size_t i = 0; i < atoms.size(); ++i)
-      keys[i] = with_rule_evidence(e.model_keys[i], e.weight, rule_evidence(predicted[i], e.aggregation));
+      keys[i] = with_rule_evidence(e.model_keys[i], e.weight, evidence_of(predicted[i], e.aggregation));
     return keys;
   }
   const bool noisy = e.aggregation != RuleAggregation::Max;  // one value an atom
   std::vector<double> noisy_value(noisy ? atoms.size() : 0);
-  for (std::size_t i = 0; i < noisy_value.size(); ++i) noisy_value[i] = rule_evidence(predicted[i], e.aggregation);
+  for (std::size_t i = 0; i < noisy_value.size(); ++i) noisy_value[i] = evidence_of(predicted[i], e.aggregation);
   if (!with_model && noisy) {
     for (std::size_t i = 0; i < atoms.size(); ++i) keys[i].score = noisy_value[i];
     return keys;

@@ -19,6 +19,10 @@ RuleAggregation rule_aggregation_from_name(const std::string& name) {
   throw std::invalid_argument("rule aggregation is max, noisy-or or paths, got '" + name + "'");
 }
 
+std::string rule_aggregation_name(RuleAggregation how) {
+  return how == RuleAggregation::Max ? "max" : how == RuleAggregation::NoisyOr ? "noisy-or" : "paths";
+}
+
 int compare_confidences(const std::vector<double>& a, const std::vector<double>& b) {
   const std::size_t n = std::min(a.size(), b.size());
   for (std::size_t i = 0; i < n; ++i)
@@ -80,14 +84,6 @@ struct Prediction {
   std::size_t first_rule = 0;  // the most confident rule reaching it (an index into the rules given)
   double first_confidence = 0;  // its confidence
 };
-
-// What a prediction adds to a model's score: its best confidence under max
-// (predict sorts them highest first), else its aggregate.
-double evidence(const Prediction& p, RuleAggregation how) {
-  if (how == RuleAggregation::Paths) return p.by_paths;
-  if (how == RuleAggregation::NoisyOr) return p.noisy_or;
-  return p.first_confidence;
-}
 
 // -1, 0 or 1 as a is below, equal to or above b.
 int compare(const Prediction& a, const Prediction& b, RuleAggregation how) {
@@ -379,7 +375,9 @@ std::vector<RankingResult> rank_with_rule_evidence(const Model& model, const std
       predict(applied, atom.predicate, atom.args[static_cast<std::size_t>(1 - open)], open, how, scratch, g, walker);
       std::vector<double> best(static_cast<std::size_t>(model.kb.constants.size()), 0.0);
       for (std::size_t j = 0; j < scratch.reached.size(); ++j)
-        best[static_cast<std::size_t>(scratch.reached[j])] = evidence(scratch.predictions[j], how);
+        best[static_cast<std::size_t>(scratch.reached[j])] = rule_evidence(how, scratch.predictions[j].first_confidence,
+                                                                           scratch.predictions[j].noisy_or,
+                                                                           scratch.predictions[j].by_paths);
       std::vector<Atom> atoms(best.size(), atom);
       for (std::size_t c = 0; c < atoms.size(); ++c) atoms[c].args[static_cast<std::size_t>(open)] = static_cast<int>(c);
       const std::vector<RankKey> keys = rank_keys(model, atoms, scoring);

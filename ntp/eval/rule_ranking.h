@@ -40,6 +40,15 @@ namespace ntp {
 enum class RuleAggregation { Max, NoisyOr, Paths };
 // "max", "noisy-or" or "paths"; throws std::invalid_argument for another name.
 RuleAggregation rule_aggregation_from_name(const std::string& name);
+std::string rule_aggregation_name(RuleAggregation how);
+
+// The one number the rules say of a constant under `how`, which a model's
+// score adds (with_rule_evidence) or which orders constants by itself:
+// under max the best rule's confidence (the rest of its list only breaks
+// ties), else the aggregate. 0 when no rule predicts it.
+inline double rule_evidence(RuleAggregation how, double best_confidence, double noisy_or, double by_paths) {
+  return how == RuleAggregation::Paths ? by_paths : how == RuleAggregation::NoisyOr ? noisy_or : best_confidence;
+}
 
 struct RuleRankingOptions {
   RuleAggregation aggregation = RuleAggregation::Max;
