@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <numeric>
 #include <stdexcept>
 #include <unordered_set>
 
@@ -42,6 +43,17 @@ bool clearly_better(const std::vector<double>& challenger, const std::vector<dou
   return mean > kClearMarginInStandardErrors * standard_error && mean > 0;
 }
 
+std::size_t first_within_noise_of_best(const std::vector<std::vector<double>>& reciprocals) {
+  if (reciprocals.empty()) throw std::invalid_argument("first_within_noise_of_best: no candidate");
+  auto mean = [](const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()); };
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < reciprocals.size(); ++i)
+    if (mean(reciprocals[i]) > mean(reciprocals[best])) best = i;
+  std::size_t first = 0;
+  while (clearly_better(reciprocals[best], reciprocals[first])) ++first;
+  return first;
+}
+
 RuleSetChoice choose_rule_set(const KnowledgeBase& kb, std::vector<NamedRuleSet> sets, const std::vector<Atom>& dev,
                               const std::vector<Atom>& more_known,
                               const std::function<void(std::size_t, std::size_t)>& progress) {
@@ -52,7 +64,6 @@ RuleSetChoice choose_rule_set(const KnowledgeBase& kb, std::vector<NamedRuleSet>
   known.insert(more_known.begin(), more_known.end());
   std::vector<std::pair<std::string, double>> measured;
   std::vector<std::vector<double>> reciprocals;
-  std::size_t best = 0;
   RuleRankingOptions options;
   for (std::size_t i = 0; i < sets.size(); ++i) {
     if (progress) {
@@ -62,10 +73,8 @@ RuleSetChoice choose_rule_set(const KnowledgeBase& kb, std::vector<NamedRuleSet>
     const RankingResult ranked = rank_by_rules(kb, sets[i].second, dev, known, options);
     measured.emplace_back(sets[i].first, ranked.mean_ties.mrr);
     reciprocals.push_back(reciprocal_ranks(ranked));
-    if (measured[i].second > measured[best].second) best = i;
   }
-  std::size_t kept = 0;  // the first set the best does not clearly beat
-  while (clearly_better(reciprocals[best], reciprocals[kept])) ++kept;
+  const std::size_t kept = first_within_noise_of_best(reciprocals);
   RuleSetChoice choice;
   choice.description = describe_dev_choice(sets[kept].first, "mrr", dev.size(), measured);
   choice.kept = std::move(sets[kept].second);

@@ -33,6 +33,12 @@ constexpr double kClearMarginInStandardErrors = 2;
 // std::invalid_argument unless both have the same size, at least 2.
 bool clearly_better(const std::vector<double>& challenger, const std::vector<double>& holder);
 
+// Of candidates given by their reciprocal ranks on the same dev sides, in
+// order of preference: the first that the best (highest mean; the earlier
+// on a tie) is not clearly_better than. Throws std::invalid_argument when
+// there is none, or as clearly_better does.
+std::size_t first_within_noise_of_best(const std::vector<std::vector<double>>& reciprocals);
+
 struct RuleSetChoice {
   std::vector<MinedRule> kept;
   std::string description;  // "one-atom (dev mrr on 199 atoms: chains 0.7503, one-atom 0.8366)"

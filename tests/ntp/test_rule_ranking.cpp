@@ -232,6 +232,20 @@ TEST_CASE("clearly_better asks for a mean paired gain above two standard errors"
   CHECK_THROWS_AS(ntp::clearly_better({0.5, 0.5}, {0.5, 0.5, 0.5}), std::invalid_argument);
 }
 
+TEST_CASE("first_within_noise_of_best keeps the earliest candidate that the best does not clearly beat") {
+  const std::vector<double> low{0.5, 0.5, 0.5, 0.5}, mid{0.59, 0.61, 0.59, 0.61}, high{0.62, 0.6, 0.62, 0.6};
+  // The best clearly beats the first but not the second: the second is kept,
+  // though it is not clearly better than the first either.
+  CHECK(ntp::first_within_noise_of_best({low, mid, high}) == 1);
+  CHECK(ntp::first_within_noise_of_best({mid, low, high}) == 0);
+  CHECK(ntp::first_within_noise_of_best({low, high}) == 1);
+  CHECK(ntp::first_within_noise_of_best({high, low}) == 0);
+  CHECK(ntp::first_within_noise_of_best({low}) == 0);
+  // A noisy gain is not enough: differences 0.3, -0.1, 0.3, -0.1.
+  CHECK(ntp::first_within_noise_of_best({low, {0.8, 0.4, 0.8, 0.4}}) == 0);
+  CHECK_THROWS_AS(ntp::first_within_noise_of_best({}), std::invalid_argument);
+}
+
 TEST_CASE("choose_rule_set keeps the first set of mined rules unless a later one ranks the dev atoms clearly better") {
   int chose_one_atom = 0, chose_chains = 0;
   for (unsigned seed = 0; seed < 12; ++seed) {
