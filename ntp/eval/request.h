@@ -34,7 +34,7 @@ struct EvalRequest {
   // "max", "noisy-or" or "paths"; "" for the protocol's own (countries
   // compares atoms of many queries in one pool: paths, whose values are
   // comparable across them; ranking orders the constants of one side: max).
-  // The countries protocol uses it with the model's own rules too.
+  // It applies to the model's own kept rules too.
   std::string rules;
   std::string aggregation;
   // With `rules`: "mean" (constants the rules tie take their mean rank) or

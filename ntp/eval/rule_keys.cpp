@@ -38,15 +38,9 @@ std::vector<std::vector<double>> predicting_confidences(const KnowledgeBase& kb,
 
 namespace {
 
-double noisy_or(const std::vector<double>& confidences) {
-  double none = 1;
-  for (double c : confidences) none *= 1 - c;
-  return 1 - none;
-}
-
 // rule_evidence of a prediction, its confidences highest first.
 double evidence_of(const RulePrediction& p, RuleAggregation how) {
-  return rule_evidence(how, p.confidences.empty() ? 0.0 : p.confidences.front(), noisy_or(p.confidences), p.by_paths);
+  return rule_evidence(how, p.confidences.empty() ? 0.0 : p.confidences.front(), p.noisy_or, p.by_paths);
 }
 
 // Keys 0, 1, 2, ... by the order `below` sorts the atoms into, equal atoms
@@ -82,16 +76,16 @@ std::vector<RankKey> rule_evidence_keys(const KnowledgeBase& kb, const std::vect
       keys[i] = with_rule_evidence(e.model_keys[i], e.weight, evidence_of(predicted[i], e.aggregation));
     return keys;
   }
-  const bool noisy = e.aggregation != RuleAggregation::Max;  // one value an atom
-  std::vector<double> noisy_value(noisy ? atoms.size() : 0);
-  for (std::size_t i = 0; i < noisy_value.size(); ++i) noisy_value[i] = evidence_of(predicted[i], e.aggregation);
-  if (!with_model && noisy) {
-    for (std::size_t i = 0; i < atoms.size(); ++i) keys[i].score = noisy_value[i];
+  const bool one_value = e.aggregation != RuleAggregation::Max;  // else a list an atom
+  std::vector<double> value(one_value ? atoms.size() : 0);
+  for (std::size_t i = 0; i < value.size(); ++i) value[i] = evidence_of(predicted[i], e.aggregation);
+  if (!with_model && one_value) {
+    for (std::size_t i = 0; i < atoms.size(); ++i) keys[i].score = value[i];
     return keys;
   }
   return ordinal_keys(atoms.size(), [&](std::size_t a, std::size_t b) {
-    const int by_rules = noisy ? (noisy_value[a] < noisy_value[b] ? -1 : noisy_value[a] > noisy_value[b] ? 1 : 0)
-                               : compare_confidences(conf(a), conf(b));
+    const int by_rules = one_value ? (value[a] < value[b] ? -1 : value[a] > value[b] ? 1 : 0)
+                                   : compare_confidences(conf(a), conf(b));
     if (by_rules != 0 || !with_model) return by_rules < 0;
     return e.model_keys[b] > e.model_keys[a];
   });

@@ -281,7 +281,7 @@ std::vector<RulePrediction> predict_by_rules(const RelationGraph& graph, const s
   std::vector<RulePrediction> out;
   for (std::size_t i = 0; i < s.reached.size(); ++i)
     out.push_back({s.reached[i], std::move(s.predictions[i].confidences), s.predictions[i].first_rule,
-                   s.predictions[i].by_paths});
+                   s.predictions[i].noisy_or, s.predictions[i].by_paths});
   std::sort(out.begin(), out.end(), [](const RulePrediction& a, const RulePrediction& b) {
     const int order = compare_confidences(a.confidences, b.confidences);
     return order > 0 || (order == 0 && a.constant < b.constant);

@@ -78,7 +78,8 @@ struct RulePrediction {
   int constant = 0;
   std::vector<double> confidences;
   std::size_t best_rule = 0;  // index into the rules given
-  double by_paths = 0;        // the paths aggregation's value
+  double noisy_or = 0;        // the noisy-or and paths aggregations' values
+  double by_paths = 0;
 };
 // Every constant predicted at argument `open` of the binary `atom` (its
 // other argument fixed), the rules walked over `graph` (the KB's facts),
@@ -86,9 +87,11 @@ struct RulePrediction {
 std::vector<RulePrediction> predict_by_rules(const RelationGraph& graph, const std::vector<MinedRule>& rules,
                                              const Atom& atom, int open);
 
-// A model's key with a mined rule's evidence: its score plus `weight` times
-// the confidence of the best rule predicting the atom (0 if none), its
-// tie-break kept. The one formula ranking, answers and proofs use.
+// A model's key with the mined rules' evidence: its score plus `weight`
+// times what the rules say of the atom (rule_evidence: under max, as
+// answers and proofs always add, the best predicting rule's confidence; 0
+// if none), its tie-break kept. The one formula ranking, answers and
+// proofs use.
 inline double score_with_rule_evidence(double score, double weight, double confidence) { return score + weight * confidence; }
 inline RankKey with_rule_evidence(const RankKey& key, double weight, double confidence) {
   return {score_with_rule_evidence(key.score, weight, confidence), key.tie_break};

@@ -4,7 +4,9 @@
 // moments, the best dev metric so far, and the settings it was trained with.
 //
 // Format: magic "NTPCHECK", version, the settings text, the training state,
-// the best dev metric and its epoch, then a whole model file (model.h).
+// the best dev metric and its epoch, the training's seconds so far (version
+// 2; version 1 files have none and read as 0), then a whole model file
+// (model.h).
 // Written atomically (atomic_file.h); a damaged file is refused on reading
 // with its path and what was wrong, as model files are.
 #pragma once

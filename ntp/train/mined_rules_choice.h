@@ -4,8 +4,8 @@
 // After training, the rules the training facts support are mined
 // (mine/miner.h at its defaults, chains of two; chains of three on a KB of
 // few relations; each without and with the rules with a constant; or the
-// one-atom rules alone: whichever set ranks the dev facts best by itself,
-// rule_choice.h), and the dev facts the combine choice
+// one-atom rules alone: the first of these that ranks the dev facts by
+// itself within dev's noise of the best set, rule_choice.h), and the dev facts the combine choice
 // measures (at most kCombineChoiceDevAtoms) are ranked by the model alone and
 // with the rules' evidence (eval/rule_ranking.h): first, the model ordering
 // what they tie (weight infinity, at the cost of the model's bounded

@@ -215,7 +215,9 @@ struct RunResult {
   int best_epoch = 0;
   std::string checkpoint;  // its path
   // Seconds of training, over every process that trained (resumed runs too):
-  // the kept model's, or with a choice of L2 every candidate's.
+  // the kept model's, or with a choice of L2 made by this run every
+  // candidate's (a finished choice resumed counts the kept candidate's only:
+  // the others' checkpoints are gone).
   double training_seconds = 0;
   std::string combine_choice;  // when chosen on dev: the rule chosen and each rule's dev metric
   std::string l2_choice;       // when chosen on dev: the value chosen and each value's dev metric

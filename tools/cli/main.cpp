@@ -343,7 +343,7 @@ void add_eval_options(cxxopts::Options& o) {
   o.add_options("Mined rules")
     ("rules", "ranking and countries: rank with the mined rules of this file (`ntp mine`) applied symbolically "
      "over the model's facts, not with the model: the rules-alone baseline", cxxopts::value<std::string>())
-    ("aggregation", "how the rules predicting an atom combine (with --rules; countries: the model's rules too): max "
+    ("aggregation", "how the rules predicting an atom combine (--rules', or the model's own kept rules): max "
      "(the best rule's confidence, ties broken by the next), noisy-or, or paths (noisy-or of each confidence times "
      "the share of the rule's paths from the known constant that reach the atom) (default: paths for countries, "
      "whose atoms come from many queries; max for ranking)", cxxopts::value<std::string>()->default_value(""))
@@ -614,7 +614,7 @@ void add_mine_options(cxxopts::Options& o) {
 
 // The rule sets `ntp mine --dev` ranks the dev facts with: the rules mined
 // with `m` without those with a constant, then with them, and one-atom
-// rules alone (a tie keeps the earlier).
+// rules alone (choose_rule_set keeps the first the best does not clearly beat).
 std::vector<ntp::NamedRuleSet> rule_sets_to_try(const ntp::KnowledgeBase& kb, ntp::MineOptions m,
                                                 const std::vector<ntp::MinedRule>& mined) {
   std::vector<ntp::NamedRuleSet> sets = ntp::with_and_without_constants(m.max_body_atoms > 1 ? "chains" : "one-atom", mined);
