@@ -56,6 +56,24 @@ std::vector<ntp::Atom> all_atoms(const ntp::KnowledgeBase& kb) {
   return atoms;
 }
 
+// The keys of `atoms` under `how`: by the rules alone, the rules first with
+// the model's keys after them, and the rules' evidence added to the model's
+// keys with weight 0.5.
+struct KeysThreeWays {
+  std::vector<ntp::RankKey> alone, first, beside;
+};
+KeysThreeWays keys_three_ways(const ntp::KnowledgeBase& kb, const std::vector<ntp::MinedRule>& rules,
+                              const std::vector<ntp::Atom>& atoms, ntp::RuleAggregation how,
+                              const std::vector<ntp::RankKey>& model) {
+  ntp::RuleEvidence alone, first, beside;
+  alone.aggregation = first.aggregation = beside.aggregation = how;
+  first.model_keys = beside.model_keys = model;
+  first.weight = std::numeric_limits<double>::infinity();
+  beside.weight = 0.5;
+  return {ntp::rule_evidence_keys(kb, rules, atoms, alone), ntp::rule_evidence_keys(kb, rules, atoms, first),
+          ntp::rule_evidence_keys(kb, rules, atoms, beside)};
+}
+
 }  // namespace
 
 TEST_CASE("rule_evidence_keys orders atoms as the reference does: rules alone, rules first, rules beside a model") {
@@ -74,15 +92,11 @@ TEST_CASE("rule_evidence_keys orders atoms as the reference does: rules alone, r
       predicted += conf[i].empty() ? 0 : 1;
       model[i] = {static_cast<double>((atoms[i].args[0] * 7 + atoms[i].args[1] * 3 + atoms[i].predicate) % 5) / 4, 0};
     }
-    ntp::RuleEvidence alone, noisy, first, beside;
-    noisy.aggregation = ntp::RuleAggregation::NoisyOr;
-    first.model_keys = beside.model_keys = model;
-    first.weight = std::numeric_limits<double>::infinity();
-    beside.weight = 0.5;
-    const auto k_alone = ntp::rule_evidence_keys(kb, rules, atoms, alone);
-    const auto k_noisy = ntp::rule_evidence_keys(kb, rules, atoms, noisy);
-    const auto k_first = ntp::rule_evidence_keys(kb, rules, atoms, first);
-    const auto k_beside = ntp::rule_evidence_keys(kb, rules, atoms, beside);
+    const KeysThreeWays by_max = keys_three_ways(kb, rules, atoms, ntp::RuleAggregation::Max, model);
+    const auto& k_alone = by_max.alone;
+    const auto& k_first = by_max.first;
+    const auto& k_beside = by_max.beside;
+    const auto k_noisy = keys_three_ways(kb, rules, atoms, ntp::RuleAggregation::NoisyOr, model).alone;
     for (std::size_t a = 0; a < atoms.size(); a += 3)
       for (std::size_t b = 0; b < atoms.size(); b += 5) {
         const int lists = ntp::compare_confidences(conf[a], conf[b]);
@@ -113,14 +127,10 @@ TEST_CASE("rule_evidence_keys under paths: the aggregate alone, first with the m
       value[i] = reference_paths(kb, rules, atoms[i]);
       model[i] = {static_cast<double>((atoms[i].args[0] * 5 + atoms[i].args[1] + atoms[i].predicate) % 4) / 3, 0};
     }
-    ntp::RuleEvidence alone, first, beside;
-    alone.aggregation = first.aggregation = beside.aggregation = ntp::RuleAggregation::Paths;
-    first.model_keys = beside.model_keys = model;
-    first.weight = std::numeric_limits<double>::infinity();
-    beside.weight = 0.5;
-    const auto k_alone = ntp::rule_evidence_keys(kb, rules, atoms, alone);
-    const auto k_first = ntp::rule_evidence_keys(kb, rules, atoms, first);
-    const auto k_beside = ntp::rule_evidence_keys(kb, rules, atoms, beside);
+    const KeysThreeWays keys = keys_three_ways(kb, rules, atoms, ntp::RuleAggregation::Paths, model);
+    const auto& k_alone = keys.alone;
+    const auto& k_first = keys.first;
+    const auto& k_beside = keys.beside;
     for (std::size_t a = 0; a < atoms.size(); a += 3)
       for (std::size_t b = 0; b < atoms.size(); b += 5) {
         // Products taken in another order may differ in the last bit: pairs
