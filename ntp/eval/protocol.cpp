@@ -36,16 +36,15 @@ std::string ranking_line(const RankingMetrics& m, const std::string& how) {
          format_fixed(m.hits3, 4) + "  HITS@10 " + format_fixed(m.hits10, 4) + "  (" + how + ")";
 }
 
-// The aggregation of a request's rules under `protocol` ("countries" or
-// "ranking"): its own, or the protocol's (request.h). Chosen on dev: on
+// The aggregation of a request's rules: its own, or `protocol_default`,
+// the protocol's (request.h: paths for countries, max for ranking). Chosen on dev: on
 // Countries S3's carved dev splits (tools/countries_dev.sh, seeds 0-3) the
 // chain rules alone rank at AUC-PR 70, 83.3, 83.1, 86.7 under paths against
 // 70, 83.3, 79.8, 83.6 under max; on the dev facts of Nations, UMLS and
 // Kinship, max ranks at MRR 0.750, 0.954, 0.678 against 0.715, 0.787, 0.558
 // (docs/results/mined_rules.md).
-RuleAggregation aggregation_of(const EvalRequest& q, const std::string& protocol) {
-  if (!q.aggregation.empty()) return rule_aggregation_from_name(q.aggregation);
-  return protocol == "countries" ? RuleAggregation::Paths : RuleAggregation::Max;
+RuleAggregation aggregation_of(const EvalRequest& q, RuleAggregation protocol_default) {
+  return q.aggregation.empty() ? protocol_default : rule_aggregation_from_name(q.aggregation);
 }
 
 // Whether a request ranks by mined rules: a file's (--rules), or the
@@ -82,7 +81,7 @@ std::vector<RankKey> countries_rule_keys(const Model& model, const std::vector<A
   check_rule_ties(q);
   const std::vector<MinedRule> rules = q.rules.empty() ? model.mined_rules : read_mined_rules(q.rules, model.kb);
   RuleEvidence evidence;
-  evidence.aggregation = aggregation_of(q, "countries");
+  evidence.aggregation = aggregation_of(q, RuleAggregation::Paths);
   report.note = mined_rules_note(model, q, rules.size(), evidence.aggregation);
   evidence.weight = q.rules.empty() ? model.mined_rule_weight : std::numeric_limits<double>::infinity();
   if (q.rules.empty() || q.rule_ties == "model") evidence.model_keys = rank_keys(model, atoms, scoring);
@@ -167,7 +166,7 @@ RankingResult rank_by_model(const Model& model, const std::vector<Atom>& ranked,
 RankingResult rank_by_mined_rules(const Model& model, const std::vector<Atom>& ranked,
                                   const std::unordered_set<Atom, AtomHash>& known, const ScoreOptions& scoring,
                                   const EvalRequest& q, EvalReport& report) {
-  const RuleAggregation how = aggregation_of(q, "ranking");
+  const RuleAggregation how = aggregation_of(q, RuleAggregation::Max);
   check_rule_ties(q);
   RankingOptions options;
   options.progress = q.progress;

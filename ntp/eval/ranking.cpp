@@ -17,6 +17,12 @@
 
 namespace ntp {
 
+std::vector<double> reciprocal_ranks(const RankingResult& r) {
+  std::vector<double> out;
+  for (const SideRank& side : r.ranks) out.push_back(1 / side.mean);
+  return out;
+}
+
 namespace {
 
 // Bounds and scores are doubles computed in different orders (a matrix

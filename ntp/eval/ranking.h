@@ -133,6 +133,9 @@ struct RankingResult {
   std::vector<SideRank> ranks;  // test order, subject side first
 };
 
+// Each ranked side's reciprocal rank (ties by mean rank), in `r.ranks`' order.
+std::vector<double> reciprocal_ranks(const RankingResult& r);
+
 // `known` holds every true atom to filter out (train ∪ dev ∪ test). Sides
 // are ranked in parallel (OpenMP).
 RankingResult evaluate_ranking(const Model& model, const std::vector<Atom>& test,

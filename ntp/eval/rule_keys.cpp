@@ -29,13 +29,6 @@ std::vector<RulePrediction> atom_predictions(const KnowledgeBase& kb, const std:
   return out;
 }
 
-std::vector<std::vector<double>> predicting_confidences(const KnowledgeBase& kb, const std::vector<MinedRule>& rules,
-                                                        const std::vector<Atom>& atoms) {
-  std::vector<std::vector<double>> out;
-  for (RulePrediction& p : atom_predictions(kb, rules, atoms)) out.push_back(std::move(p.confidences));
-  return out;
-}
-
 namespace {
 
 // rule_evidence of a prediction, its confidences highest first.

@@ -33,14 +33,11 @@ struct RuleEvidence {
   double weight = 0;
 };
 
-// What the rules predicting each binary atom say of it (an empty prediction
-// where none does). Throws std::invalid_argument for an atom that is not binary.
+// What the rules predicting each binary atom say of it: their confidences,
+// highest first, and aggregates (an empty prediction where none does).
+// Throws std::invalid_argument for an atom that is not binary.
 std::vector<RulePrediction> atom_predictions(const KnowledgeBase& kb, const std::vector<MinedRule>& rules,
                                              const std::vector<Atom>& atoms);
-// The confidences of the rules predicting each binary atom, highest first.
-// Throws std::invalid_argument for an atom that is not binary.
-std::vector<std::vector<double>> predicting_confidences(const KnowledgeBase& kb, const std::vector<MinedRule>& rules,
-                                                        const std::vector<Atom>& atoms);
 
 // One key per atom, as `evidence` says (above); rules walked over kb.facts.
 std::vector<RankKey> rule_evidence_keys(const KnowledgeBase& kb, const std::vector<MinedRule>& rules,

@@ -15,6 +15,7 @@
 #include <limits>
 #include <cstdio>
 #include <iterator>
+#include <numeric>
 #include <ostream>
 
 namespace ntp {
@@ -75,9 +76,8 @@ struct Reciprocals {
 };
 
 double reciprocal_sum(const RankingResult& r) {
-  double sum = 0;
-  for (const SideRank& side : r.ranks) sum += 1 / side.mean;
-  return sum;
+  const std::vector<double> each = reciprocal_ranks(r);
+  return std::accumulate(each.begin(), each.end(), 0.0);
 }
 
 // The weights a KB of `constants` constants tries: infinity, and the finite ones on a small KB.

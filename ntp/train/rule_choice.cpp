@@ -20,16 +20,6 @@ std::vector<NamedRuleSet> with_and_without_constants(const std::string& name, co
   return {{name, std::move(chains)}, {name + " and constants", mined}};
 }
 
-namespace {
-
-// Each ranked side's reciprocal rank (ties by mean rank).
-std::vector<double> reciprocal_ranks(const RankingResult& r) {
-  std::vector<double> out;
-  for (const SideRank& side : r.ranks) out.push_back(1 / side.mean);
-  return out;
-}
-
-}  // namespace
 
 bool clearly_better(const std::vector<double>& challenger, const std::vector<double>& holder) {
   const std::size_t n = challenger.size();

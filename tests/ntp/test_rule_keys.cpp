@@ -36,6 +36,15 @@ double reference_paths(const ntp::KnowledgeBase& kb, const std::vector<ntp::Mine
   return 1 - none;
 }
 
+// The confidences of the rules predicting each atom, highest first.
+std::vector<std::vector<double>> predicting_confidences(const ntp::KnowledgeBase& kb,
+                                                        const std::vector<ntp::MinedRule>& rules,
+                                                        const std::vector<ntp::Atom>& atoms) {
+  std::vector<std::vector<double>> out;
+  for (ntp::RulePrediction& p : ntp::atom_predictions(kb, rules, atoms)) out.push_back(std::move(p.confidences));
+  return out;
+}
+
 double noisy_or(const std::vector<double>& c) {
   double none = 1;
   for (double v : c) none *= 1 - v;
@@ -85,7 +94,7 @@ TEST_CASE("rule_evidence_keys orders atoms as the reference does: rules alone, r
     const auto rules = mine_every_rule(kb, seed % 2 == 0 ? 3 : 2, seed % 3 == 1);  // a third with rules with a constant
     REQUIRE(!rules.empty());
     const std::vector<ntp::Atom> atoms = all_atoms(kb);
-    const auto conf = ntp::predicting_confidences(kb, rules, atoms);
+    const auto conf = predicting_confidences(kb, rules, atoms);
     std::vector<ntp::RankKey> model(atoms.size());
     for (std::size_t i = 0; i < atoms.size(); ++i) {
       REQUIRE(conf[i] == reference_confidences(kb, rules, atoms[i]));
@@ -158,7 +167,7 @@ TEST_CASE("Countries by rules: a region reached through a neighbour's subregion;
   const int located_in = kb.predicates.find("locatedIn");
   const ntp::CountriesAtoms pool = ntp::countries_atoms(model, {"a"}, {"r1", "r2"}, {{located_in, {kb.constants.find("a"), kb.constants.find("r1")}}});
   REQUIRE(pool.labels == std::vector<int>{1, 0});
-  const auto conf = ntp::predicting_confidences(kb, rules, pool.atoms);
+  const auto conf = predicting_confidences(kb, rules, pool.atoms);
   CHECK(!conf[0].empty());  // neighborOf(a, b), locatedIn(b, s), locatedIn(s, r1)
   CHECK(conf[1].empty());   // nothing leads from a to r2
   const auto keys = ntp::rule_evidence_keys(kb, rules, pool.atoms, {});
