@@ -150,6 +150,8 @@ std::string to_text(const Explanation& e) {
                   " proofs searched)\n";
   if (e.combine == combine_name(Combine::Proof))
     s += "ComplEx score " + format_fixed(e.complex_score, 4) + " (trained alongside; the model scores with its proofs)\n";
+  else if (e.combine == combine_name(Combine::Complex))
+    s += "ComplEx score " + format_fixed(e.complex_score, 4) + " (the model scores with its ComplEx part; the proofs explain)\n";
   else if (!e.combine.empty())
     s += "ComplEx score " + format_fixed(e.complex_score, 4) + "; NTPλ score " + e.combine + "(proof, ComplEx) = " +
          format_fixed(e.score, 4) + "\n";

@@ -20,7 +20,10 @@ constexpr std::size_t kChunk = 256;
 
 std::optional<Combine> scoring_rule(const Model& model, ScoreSource source) {
   switch (source) {
-    case ScoreSource::Model: return model.prover.complex ? model.prover.combine : Combine::Proof;
+    case ScoreSource::Model:
+      if (!model.prover.complex) return Combine::Proof;
+      if (model.prover.combine == Combine::Complex) return std::nullopt;  // ComplEx alone: no proofs to search
+      return model.prover.combine;
     case ScoreSource::ProofOnly: return Combine::Proof;
     case ScoreSource::ComplexOnly: return std::nullopt;
     case ScoreSource::MaxOfBoth: return Combine::Max;

@@ -249,12 +249,15 @@ void classification(const Model& model, const EvalRequest& q, const ScoreOptions
 // not the model's own rule; "" when it is.
 std::string score_source_note(ScoreSource source, const Model& model) {
   const std::optional<Combine> used = scoring_rule(model, source);
-  const Combine own = *scoring_rule(model, ScoreSource::Model);
+  const std::optional<Combine> own = scoring_rule(model, ScoreSource::Model);
   if (used == own) return "";
-  const std::string what = !used                    ? "the ComplEx part only"
-                           : *used == Combine::Proof ? "the proofs only"
-                                                     : combine_name(*used) + std::string("(proof, ComplEx)");
-  return "scoring with " + what + ", not the model's " + (own == Combine::Proof ? "proof score" : combine_name(own));
+  auto name = [](std::optional<Combine> rule) {
+    return !rule                    ? std::string("the ComplEx part only")
+           : *rule == Combine::Proof ? std::string("the proofs only")
+                                     : combine_name(*rule) + std::string("(proof, ComplEx)");
+  };
+  return "scoring with " + name(used) + ", not the model's " +
+         (own == Combine::Proof ? std::string("proof score") : !own ? std::string("ComplEx score") : combine_name(*own));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace ntp {
@@ -103,6 +104,7 @@ double least_proof_score(Combine rule, double target, double link) {
   switch (rule) {
     case Combine::Max: return link >= target ? 0.0 : target;
     case Combine::Mean: return std::max(0.0, 2.0 * target - link);
+    case Combine::Complex: return link >= target ? 0.0 : std::numeric_limits<double>::infinity();
     case Combine::Proof: break;
   }
   return target;
@@ -112,6 +114,7 @@ double join_scores(Combine rule, double proof, double link) {
   switch (rule) {
     case Combine::Max: return std::max(proof, link);
     case Combine::Mean: return 0.5 * (proof + link);
+    case Combine::Complex: return link;
     case Combine::Proof: break;
   }
   return proof;

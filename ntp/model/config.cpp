@@ -10,12 +10,13 @@ const char* combine_name(Combine rule) {
     case Combine::Max: return "max";
     case Combine::Mean: return "mean";
     case Combine::Proof: return "proof";
+    case Combine::Complex: return "complex";
   }
   return "?";
 }
 
 bool combine_from_name(const std::string& name, Combine* rule) {
-  for (const Combine r : {Combine::Max, Combine::Mean, Combine::Proof})
+  for (const Combine r : {Combine::Max, Combine::Mean, Combine::Proof, Combine::Complex})
     if (name == combine_name(r)) {
       *rule = r;
       return true;

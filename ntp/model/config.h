@@ -9,15 +9,18 @@
 namespace ntp {
 
 // How an NTPλ model joins its two scores of an atom, the proof score and the
-// ComplEx score. Training is the same for all three (the sum of the two
+// ComplEx score. Training is the same for all four (the sum of the two
 // cross-entropies); only the final score differs.
 //   Max    max(proof, ComplEx): NTP.md's rule.
 //   Mean   their mean: the second opinion also orders atoms whose best score
 //          is equal, as proofs over exact facts often are (docs/RESULTS.md).
 //   Proof  the proof score alone: ComplEx only shapes the shared embeddings
 //          during training, as an auxiliary task.
-enum class Combine { Max = 0, Mean = 1, Proof = 2 };  // the values are stored in model files
-const char* combine_name(Combine rule);  // "max", "mean", "proof"
+//   Complex  the ComplEx score alone: where proofs rank worse than ComplEx
+//          (FB15k-237), the model ranks by ComplEx, and by the mined rules
+//          it keeps first; its proofs still explain an answer (`ntp prove`).
+enum class Combine { Max = 0, Mean = 1, Proof = 2, Complex = 3 };  // the values are stored in model files
+const char* combine_name(Combine rule);  // "max", "mean", "proof", "complex"
 // The rule with that name; false if there is none.
 bool combine_from_name(const std::string& name, Combine* rule);
 

@@ -261,7 +261,7 @@ ProverConfig read_prover(Reader& r, std::int32_t version) {
   prover.depth = r.i32(); prover.k_facts = r.i32(); prover.k_rules = r.i32(); prover.index = r.str();
   prover.complex = r.i32() != 0;
   const std::int32_t combine = version >= 3 ? r.i32() : 0;
-  if (combine < 0 || combine > static_cast<std::int32_t>(Combine::Proof)) r.fail("corrupt model file (combine rule " + std::to_string(combine) + ")");
+  if (combine < 0 || combine > static_cast<std::int32_t>(Combine::Complex)) r.fail("corrupt model file (combine rule " + std::to_string(combine) + ")");
   prover.combine = static_cast<Combine>(combine);
   if (prover.depth < 0 || prover.depth > ProverConfig::kMaxDepth || prover.k_facts < 0 || prover.k_rules < 0 ||
       !is_fact_index_kind(prover.index))

@@ -90,7 +90,7 @@ void set_combine(TrainSettings& s, const std::string& v) {
   if (v == "auto") s.run.combine_from = CombineFrom::Auto;
   else if (v == "dev") s.run.combine_from = CombineFrom::Dev;
   else if (combine_from_name(v, &s.model.prover.combine)) s.run.combine_from = CombineFrom::Given;
-  else throw std::invalid_argument("is max, mean, proof, dev or auto, got '" + v + "'");
+  else throw std::invalid_argument("is max, mean, proof, complex, dev or auto, got '" + v + "'");
 }
 
 // --l2: one value (TrainOptions::l2) or several to choose from on dev
@@ -139,7 +139,8 @@ void add_model_settings(std::vector<TrainOption>& t) {
                [](S& s, V v) { s.model.prover.complex = read_bool(v); }});
   t.push_back({"combine", OptionGroup::Model, OptionKind::Name,
                "NTPλ's score: max or mean of the proof and ComplEx scores, or proof (the proof score alone: "
-               "ComplEx only shapes the embeddings in training), or dev (whichever of the three ranks, or "
+               "ComplEx only shapes the embeddings in training), or complex (the ComplEx score alone: the "
+               "proofs only explain), or dev (whichever of max, mean and proof ranks, or "
                "classifies, at most 500 dev facts best after training; needs --dev), or auto (dev when there are "
                "dev facts, given by --dev or held out by --dev-from-train, else mean)",
                combine_text, set_combine});

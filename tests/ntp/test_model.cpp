@@ -144,6 +144,21 @@ TEST_CASE("load_model refuses counts near the integer limits before allocating")
   }
 }
 
+TEST_CASE("a model keeps each combine rule, the ComplEx score alone too, and refuses one it does not know") {
+  ntp::ProverConfig config;
+  config.complex = true;
+  ntp::Model model = ntp::make_model(chain_kb(3), 4, config, 1);
+  for (const ntp::Combine rule : {ntp::Combine::Max, ntp::Combine::Mean, ntp::Combine::Proof, ntp::Combine::Complex}) {
+    model.prover.combine = rule;
+    const std::string bytes = bytes_of(model, std::string(NTP_BINARY_DIR) + "/test_model_combine.ntp");
+    CHECK(load_bytes(bytes).prover.combine == rule);
+    // Offset of the combine rule (format version 7): magic 8, version 4,
+    // depth/k/k-rules 12, index "auto" 4 + 4, complex 4.
+    if (rule == ntp::Combine::Complex)
+      CHECK_THROWS_WITH_AS(load_bytes(patched(bytes, 36, 3, 4)), doctest::Contains("combine rule 4"), std::runtime_error);
+  }
+}
+
 TEST_CASE("load_model reads a stream that cannot seek") {
   const ntp::Model model = ntp::make_model(chain_kb(5), 4, ntp::ProverConfig{}, 1);
   PipeBuffer pipe(bytes_of(model, std::string(NTP_BINARY_DIR) + "/test_model_pipe.ntp"));

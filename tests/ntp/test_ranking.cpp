@@ -45,9 +45,12 @@ template <class Draw>
 void draw_settings(Draw& draw, ntp::Model& model) {
   model.prover.depth = draw(4) == 0 ? 2 : 1;
   model.prover.k_facts = draw(2) == 0 ? 0 : 1;
-  const int score = draw(3);
+  const int score = draw(4);
   model.prover.complex = score > 0;
-  model.prover.combine = score == 1 ? ntp::Combine::Mean : score == 2 ? ntp::Combine::Max : ntp::Combine::Proof;
+  model.prover.combine = score == 1   ? ntp::Combine::Mean
+                         : score == 2 ? ntp::Combine::Max
+                         : score == 3 ? ntp::Combine::Complex
+                                      : ntp::Combine::Proof;
   const double spread = 1.0 + draw(4);
   model.constants.value *= spread;
 }

@@ -248,6 +248,10 @@ TEST_CASE("an NTPλ model's score joins its proof and ComplEx scores by its rule
   model.prover.combine = ntp::Combine::Proof;  // ComplEx trained alongside, not scored
   CHECK(ntp::score_atoms(model, atoms) == proof);
   CHECK(ntp::score_atoms(model, atoms, {"", ntp::ScoreSource::MeanOfBoth}) == mean);
+  model.prover.combine = ntp::Combine::Complex;  // proofs kept to explain, not scored
+  CHECK(ntp::score_atoms(model, atoms) == link);
+  CHECK(ntp::score_atoms(model, atoms, {"", ntp::ScoreSource::ProofOnly}) == proof);
+  CHECK(ntp::score_atoms(model, atoms, {"", ntp::ScoreSource::MeanOfBoth}) == mean);
 
   ntp::Model plain = ntp::make_model(data.kb, 10, ntp::ProverConfig{}, 3);
   CHECK(ntp::score_atoms(plain, atoms, {"", ntp::ScoreSource::ProofOnly}) == ntp::score_atoms(plain, atoms));
