@@ -2,6 +2,7 @@
 // mined rules count beside the model's score (see mined_rules_choice.h).
 #include "ntp/train/mined_rules_choice.h"
 
+#include "ntp/eval/evaluate.h"
 #include "ntp/eval/rule_ranking.h"
 #include "ntp/index/make_fact_index.h"
 #include "ntp/kb/text.h"
@@ -80,10 +81,14 @@ double reciprocal_sum(const RankingResult& r) {
   return std::accumulate(each.begin(), each.end(), 0.0);
 }
 
-// The weights a KB of `constants` constants tries: infinity, and the finite ones on a small KB.
-std::vector<double> weights_to_try(int constants) {
+// The weights `model` tries: infinity, and the finite ones where scoring
+// every constant of a side is cheap: on a small KB, or when the model scores
+// with ComplEx alone (one product a constant, no proofs).
+std::vector<double> weights_to_try(const Model& model) {
   std::vector<double> weights{std::numeric_limits<double>::infinity()};
-  if (constants <= kMaxConstantsForRuleWeights) weights.insert(weights.end(), std::begin(kRuleWeights), std::end(kRuleWeights));
+  const bool complex_alone = !scoring_rule(model, ScoreSource::Model);
+  if (model.kb.constants.size() <= kMaxConstantsForRuleWeights || complex_alone)
+    weights.insert(weights.end(), std::begin(kRuleWeights), std::end(kRuleWeights));
   return weights;
 }
 
@@ -131,7 +136,7 @@ MinedRulesChoice choose_mined_rules(Model& model, const TrainingData& data, std:
   choice.rules = set.kept.size();
   choice.rule_set = set.description;
   if (set.kept.empty() || (limits.stop != nullptr && limits.stop->load())) return choice;
-  const std::vector<double> weights = weights_to_try(model.kb.constants.size());
+  const std::vector<double> weights = weights_to_try(model);
   const Reciprocals sum =
       measure_weights(model, set.kept, weights, atoms, filter_set(model, data.dev), limits, progress, choice);
   if (sum.sides == 0) return choice;

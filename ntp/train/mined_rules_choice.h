@@ -28,7 +28,9 @@
 
 namespace ntp {
 
-// The finite weights tried, and the largest KB they are tried on.
+// The finite weights tried, and the largest KB they are tried on by a model
+// whose score has proofs in it (every constant of a dev side scored); a
+// model scored by ComplEx alone tries them at any size.
 constexpr double kRuleWeights[] = {0.5, 1, 2};
 constexpr int kMaxConstantsForRuleWeights = 2000;
 // Chains of three are tried beside chains of two and one-atom rules on KBs

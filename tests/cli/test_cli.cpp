@@ -252,6 +252,26 @@ TEST_CASE("an NTPλ model trained with --combine mean scores, evaluates and prov
   CHECK(prove.out.find("NTPλ score mean(proof, ComplEx) = ") != std::string::npos);
 }
 
+TEST_CASE("an NTPλ model trained with --combine complex ranks by its ComplEx part and still proves") {
+  const std::string model = kWork + "/family-complex.ntp";
+  const Run train = ntp("train --train " + kFamily + "/train.nl --templates " + kFamily + "/family.nlt --model " +
+                        model + " --dim 10 --epochs 2 --seed 1 --threads 1 --quiet --complex --combine complex --mined-rules=false");
+  REQUIRE_MESSAGE(train.status == 0, train.err);
+  const std::string eval = "eval --model " + model + " --protocol ranking --test " + kFamily + "/test.nl --json";
+  const Run own = ntp(eval), link = ntp(eval + " --score complex"), proof = ntp(eval + " --score proof");
+  REQUIRE_MESSAGE(own.status == 0, own.err);
+  REQUIRE_MESSAGE(link.status == 0, link.err);
+  REQUIRE_MESSAGE(proof.status == 0, proof.err);
+  CHECK(last_line(own.out) == last_line(link.out));
+  CHECK(link.out.find("not the model's") == std::string::npos);
+  CHECK(proof.out.find("scoring with the proofs only, not the model's ComplEx score") != std::string::npos);
+  CHECK(last_line(proof.out) != last_line(link.out));
+
+  const Run prove = ntp("prove --model " + model + " \"grandfatherOf(m15, m24)\"");
+  REQUIRE_MESSAGE(prove.status == 0, prove.err);
+  CHECK(prove.out.find("the model scores with its ComplEx part") != std::string::npos);
+}
+
 TEST_CASE("bad input is refused with the file, the line and what was wrong") {
   write("broken.nl", "p(a,b).\np(a,c)\np(c,d).\n");
   const Run broken = ntp("train --train " + kWork + "/broken.nl --model " + kWork + "/never.ntp --epochs 1");
@@ -275,7 +295,7 @@ TEST_CASE("bad input is refused with the file, the line and what was wrong") {
   const Run bad_combine =
       ntp("train --train " + kFamily + "/train.nl --model " + kWork + "/never.ntp --complex --combine median");
   CHECK(bad_combine.status == 2);
-  CHECK(bad_combine.err.find("--combine is max, mean, proof, dev or auto, got 'median'") != std::string::npos);
+  CHECK(bad_combine.err.find("--combine is max, mean, proof, complex, dev or auto, got 'median'") != std::string::npos);
   const Run bad_mask = ntp("train --train " + kFamily + "/train.nl --model " + kWork + "/never.ntp --mask inverse");
   CHECK(bad_mask.status == 2);
   CHECK(bad_mask.err.find("--mask is fact or pair, got 'inverse'") != std::string::npos);

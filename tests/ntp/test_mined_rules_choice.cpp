@@ -126,6 +126,37 @@ TEST_CASE("choose_mined_rules keeps mined rules that rank dev better than the mo
   CHECK(ntp::load_model(path).mined_rules.empty());
 }
 
+TEST_CASE("a large KB tries the finite rule weights only when the model scores with ComplEx alone") {
+  // inverse_kb's facts and a chain of more constants than the finite weights'
+  // limit: scoring every constant of a side with proofs is what they cost.
+  std::string facts;
+  for (int i = 0; i < 40; ++i) {
+    const std::string a = "c" + std::to_string(i), b = "c" + std::to_string((i * 7 + 3) % 40);
+    facts += "knows(" + b + ", " + a + ").\n";
+    if (i % 5 != 0) facts += "likes(" + a + ", " + b + ").\n";
+  }
+  for (int i = 0; i < ntp::kMaxConstantsForRuleWeights; ++i)
+    facts += "next(d" + std::to_string(i) + ", d" + std::to_string(i + 1) + ").\n";
+  ntp::TrainingData data = ntp::training_data_from_text(facts, "2 #1(X, Y) :- #2(Y, X).");
+  for (int i = 0; i < 40; i += 5) {
+    const int a = data.kb.constants.find("c" + std::to_string(i)), b = data.kb.constants.find("c" + std::to_string((i * 7 + 3) % 40));
+    data.dev.push_back({data.kb.predicates.find("likes"), {a, b}});
+  }
+  REQUIRE(data.kb.constants.size() > ntp::kMaxConstantsForRuleWeights);
+  ntp::ProverConfig config;
+  config.complex = true;
+  for (const ntp::Combine rule : {ntp::Combine::Mean, ntp::Combine::Complex}) {
+    ntp::Model model = ntp::make_model(data.kb, 8, config, 1);
+    model.prover.combine = rule;
+    const ntp::MinedRulesChoice choice = ntp::choose_mined_rules(model, data);
+    CAPTURE(ntp::combine_name(rule));
+    MESSAGE(ntp::describe(choice));
+    REQUIRE(choice.measured);
+    CHECK(choice.weights.size() == (rule == ntp::Combine::Complex ? 1 + std::size(ntp::kRuleWeights) : 1));
+    CHECK(std::isinf(choice.weights.front().first));
+  }
+}
+
 TEST_CASE("choose_mined_rules leaves the model alone without ranked dev facts, and when the rules do not help") {
   ntp::TrainingData data = inverse_kb();
   ntp::Model model = ntp::make_model(data.kb, 8, ntp::ProverConfig{}, 1);

@@ -66,7 +66,7 @@ TEST_CASE("bad options are named as the front end spells them") {
   CHECK(message_of(s, {{"seed", "-1"}}, false, OptionSpelling::Keyword).find("seed is an integer in 0..") == 0);
   CHECK(message_of(s, {{"lr", " 1"}}, false, OptionSpelling::Keyword) == "lr is a number, got ' 1'");
   CHECK(message_of(s, {{"combine", "median"}}, false, OptionSpelling::CommandLine) ==
-        "--combine is max, mean, proof, dev or auto, got 'median'");
+        "--combine is max, mean, proof, complex, dev or auto, got 'median'");
   CHECK(message_of(s, {{"frobnicate", "1"}}, false, OptionSpelling::Keyword) == "unknown training option frobnicate");
   ntp::TrainSettings plain;
   plain.run.model_path = "m.ntp";
@@ -127,7 +127,7 @@ TEST_CASE("bad options are named as the front end spells them") {
   CHECK(chosen.run.combine_from == ntp::CombineFrom::Auto);
   CHECK(chosen.model.prover.combine == ntp::Combine::Mean);
   CHECK(message_of(chosen, {{"combine", "median"}}, true, OptionSpelling::CommandLine) ==
-        "--combine is max, mean, proof, dev or auto, got 'median'");
+        "--combine is max, mean, proof, complex, dev or auto, got 'median'");
   ntp::TrainSettings odd;
   odd.run.model_path = "m.ntp";
   CHECK(message_of(odd, {{"dim", "3"}}, false, OptionSpelling::Keyword).find("even for ComplEx") != std::string::npos);

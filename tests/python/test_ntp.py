@@ -295,7 +295,7 @@ class Training(unittest.TestCase):
             ntp.train_from_text(fact, dim="4")
         with self.assertRaisesRegex(TypeError, "complex takes True or False"):
             ntp.train_from_text(fact, complex=1)
-        with self.assertRaisesRegex(ValueError, "combine is max, mean, proof, dev or auto, got 'median'"):
+        with self.assertRaisesRegex(ValueError, "combine is max, mean, proof, complex, dev or auto, got 'median'"):
             ntp.train_from_text(fact, combine="median")
         with self.assertRaisesRegex(ValueError, "combine needs complex"):
             ntp.train_from_text(fact, combine="max", complex=False)
