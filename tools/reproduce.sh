@@ -29,7 +29,7 @@
 #   exact search (last epoch) and the rules with confidence >= 0.5 go to
 #   DIR/wn11.k*.seed*.rules. Only k = 1 unless --k names 0.
 # - WN18RR and FB15k-237 (--only wn18rr / fb15k237, not in the default set:
-#   15 to 30 minutes each on 2 cores) with the gntp template sets clauses.pl,
+#   11 and 16 minutes on 2 cores) with the gntp template sets clauses.pl,
 #   filtered ranking of the whole test set (both sides, exact fact index);
 #   WN18RR_RECIPE and FB15K237_RECIPE below, all cores, models at
 #   DIR/wn18rr.k1.seed*.model and DIR/fb15k237.k1.seed*.model. Only k = 1.
