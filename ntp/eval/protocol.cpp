@@ -251,13 +251,13 @@ std::string score_source_note(ScoreSource source, const Model& model) {
   const std::optional<Combine> used = scoring_rule(model, source);
   const std::optional<Combine> own = scoring_rule(model, ScoreSource::Model);
   if (used == own) return "";
-  auto name = [](std::optional<Combine> rule) {
-    return !rule                    ? std::string("the ComplEx part only")
-           : *rule == Combine::Proof ? std::string("the proofs only")
-                                     : combine_name(*rule) + std::string("(proof, ComplEx)");
-  };
-  return "scoring with " + name(used) + ", not the model's " +
-         (own == Combine::Proof ? std::string("proof score") : !own ? std::string("ComplEx score") : combine_name(*own));
+  const std::string what = !used                    ? "the ComplEx part only"
+                           : *used == Combine::Proof ? "the proofs only"
+                                                     : combine_name(*used) + std::string("(proof, ComplEx)");
+  const std::string owns = !own                    ? "ComplEx score"
+                           : *own == Combine::Proof ? "proof score"
+                                                    : combine_name(*own);
+  return "scoring with " + what + ", not the model's " + owns;
 }
 
 }  // namespace

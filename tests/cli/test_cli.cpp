@@ -231,12 +231,20 @@ TEST_CASE("training through the HNSW index reports its recall and, with --profil
   CHECK(bad.err.find("unknown fact index 'faiss'") != std::string::npos);
 }
 
-TEST_CASE("an NTPλ model trained with --combine mean scores, evaluates and proves with the mean") {
-  const std::string model = kWork + "/family-mean.ntp";
+// Trains an NTPλ model of the family KB that scores by `combine` (no mined
+// rules) and returns the `ntp eval` command that ranks its test facts.
+std::string trained_lambda_eval(const std::string& combine, std::string& model) {
+  model = kWork + "/family-" + combine + ".ntp";
   const Run train = ntp("train --train " + kFamily + "/train.nl --templates " + kFamily + "/family.nlt --model " +
-                        model + " --dim 10 --epochs 2 --seed 1 --threads 1 --quiet --complex --combine mean --mined-rules=false");
+                        model + " --dim 10 --epochs 2 --seed 1 --threads 1 --quiet --complex --combine " + combine +
+                        " --mined-rules=false");
   REQUIRE_MESSAGE(train.status == 0, train.err);
-  const std::string eval = "eval --model " + model + " --protocol ranking --test " + kFamily + "/test.nl --json";
+  return "eval --model " + model + " --protocol ranking --test " + kFamily + "/test.nl --json";
+}
+
+TEST_CASE("an NTPλ model trained with --combine mean scores, evaluates and proves with the mean") {
+  std::string model;
+  const std::string eval = trained_lambda_eval("mean", model);
   const Run own = ntp(eval), mean = ntp(eval + " --score mean"), max = ntp(eval + " --score max");
   REQUIRE_MESSAGE(own.status == 0, own.err);
   REQUIRE_MESSAGE(mean.status == 0, mean.err);
@@ -253,11 +261,8 @@ TEST_CASE("an NTPλ model trained with --combine mean scores, evaluates and prov
 }
 
 TEST_CASE("an NTPλ model trained with --combine complex ranks by its ComplEx part and still proves") {
-  const std::string model = kWork + "/family-complex.ntp";
-  const Run train = ntp("train --train " + kFamily + "/train.nl --templates " + kFamily + "/family.nlt --model " +
-                        model + " --dim 10 --epochs 2 --seed 1 --threads 1 --quiet --complex --combine complex --mined-rules=false");
-  REQUIRE_MESSAGE(train.status == 0, train.err);
-  const std::string eval = "eval --model " + model + " --protocol ranking --test " + kFamily + "/test.nl --json";
+  std::string model;
+  const std::string eval = trained_lambda_eval("complex", model);
   const Run own = ntp(eval), link = ntp(eval + " --score complex"), proof = ntp(eval + " --score proof");
   REQUIRE_MESSAGE(own.status == 0, own.err);
   REQUIRE_MESSAGE(link.status == 0, link.err);
