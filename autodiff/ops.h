@@ -60,6 +60,12 @@ Var segment_max(Tape& t, Var x, Index k);
 // row receives gradient (training explores more than one proof path).
 Var segment_soft_max(Tape& t, Var x, const std::vector<Index>& segment_sizes, Scalar temperature);
 
+// Mean of consecutive row segments of a matrix: x is (n, d) and
+// `segment_sizes` (each >= 1) sum to n; row s of the (segments, d) result is
+// the mean of segment s's rows (how a phrase's embedding is read from its
+// words' rows). Each row of a segment gets the segment's gradient / size.
+Var segment_mean(Tape& t, Var x, const std::vector<Index>& segment_sizes);
+
 // ---- distances and the kernel (ops_kernel.cpp) ----------------------------
 // Squared distances are clipped to [kMinSquaredDistance, kMaxSquaredDistance]
 // before the square root: ‖·‖ has no gradient at 0, and far-apart points

@@ -1,7 +1,8 @@
 // autodiff/ops_reduce.cpp: reductions to fewer entries: sum and mean (to a
 // scalar) and segment_max (the best of each run of consecutive rows, which is
 // how NTP keeps the best of the k facts retrieved for a goal) and its soft
-// version segment_soft_max (every row of a segment gets gradient).
+// version segment_soft_max (every row of a segment gets gradient), and
+// segment_mean (a phrase's embedding from its words' rows).
 #include "autodiff/ops_internal.h"
 
 #include <string>
@@ -13,6 +14,7 @@ static void sum_backward(Tape& t, int id);
 static void mean_backward(Tape& t, int id);
 static void segment_max_backward(Tape& t, int id);
 static void segment_soft_max_backward(Tape& t, int id);
+static void segment_mean_backward(Tape& t, int id);
 
 // ---- sum: y = Σ x;  dx += g ---------------------------------------------------
 
@@ -157,6 +159,40 @@ static void segment_soft_max_backward(Tape& t, int id) {
     for (Index r = n.index[s]; r < n.index[s + 1]; ++r)
       dx(r, 0) += g * n.aux(r, 0) * (1 + (x.value(r, 0) - y) / n.constant);
   }
+}
+
+// ---- segment_mean: y[s] = Σ_{r in s} x[r] / |s|;  dx[r] += g[s] / |s| ------------
+// index holds the segments' first rows, then n.
+
+Var segment_mean(Tape& t, Var x, const std::vector<Index>& segment_sizes) {
+  const Matrix& xv = t.value(x);
+  std::vector<Index> first{0};
+  for (Index size : segment_sizes) {
+    if (size < 1) throw ShapeError("segment_mean: segment size " + std::to_string(size) + " is not >= 1");
+    first.push_back(first.back() + size);
+  }
+  if (first.back() != xv.rows())
+    throw ShapeError("segment_mean: segment sizes sum to " + std::to_string(first.back()) +
+                     " but the input has shape " + shape_of(xv));
+  Node& n = t.push("segment_mean", {x.id}, static_cast<Index>(segment_sizes.size()), xv.cols(), segment_mean_backward);
+  n.index = first;
+  const Matrix& in = t.value(x);
+  for (std::size_t s = 0; s + 1 < first.size(); ++s) {
+    const Index size = first[s + 1] - first[s];
+    n.value.row(static_cast<Index>(s)) = in.middleRows(first[s], size).colwise().sum() / static_cast<Scalar>(size);
+  }
+  return t.last();
+}
+
+static void segment_mean_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Node& x = t.node(n.inputs[0]);
+  if (!x.needs_grad) return;
+  n.for_each_grad_row([&](Index s) {
+    const std::size_t i = static_cast<std::size_t>(s);
+    const Scalar share = Scalar(1) / static_cast<Scalar>(n.index[i + 1] - n.index[i]);
+    for (Index r = n.index[i]; r < n.index[i + 1]; ++r) x.grad_for_row(r) += share * n.grad.row(s);
+  });
 }
 
 }  // namespace ad

@@ -5,6 +5,7 @@
 // ones only after the whole input parsed, so a failure leaves the KB as it was.
 #include "ntp/kb/lexer.h"
 #include "ntp/kb/parse.h"
+#include "ntp/kb/pattern.h"
 
 #include <algorithm>
 #include <sstream>
@@ -90,13 +91,19 @@ std::vector<Field> split_tsv(const std::string& line, std::size_t limit) {
 }
 
 // Calls visit(line_number, fields) for each non-blank line of a TSV text,
-// after checking it has exactly `names.size()` non-empty fields.
+// after checking it has `names.size()` non-empty fields, or one fewer when
+// the last column is `optional_last`.
 template <typename Visit>
 void for_each_tsv_row(const std::string& text, const std::string& file, const std::vector<std::string>& names,
-                      Visit visit) {
+                      Visit visit, bool optional_last = false) {
   lex::check_text(text, file, 1);
   std::string layout;
-  for (const std::string& n : names) layout += (layout.empty() ? "" : "<TAB>") + n;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    layout += (i == 0 ? "" : optional_last && i + 1 == names.size() ? "[<TAB>" : "<TAB>") + names[i];
+  if (optional_last) layout += "]";
+  const std::size_t least = names.size() - (optional_last ? 1 : 0);
+  const std::string expected = optional_last ? std::to_string(least) + " or " + std::to_string(names.size())
+                                             : std::to_string(names.size());
   std::istringstream in(text);
   in.ignore(static_cast<std::streamsize>(lex::bom_size(text)));
   std::string line;
@@ -104,13 +111,13 @@ void for_each_tsv_row(const std::string& text, const std::string& file, const st
     if (!line.empty() && line.back() == '\r') line.pop_back();  // CRLF
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const std::vector<Field> fields = split_tsv(line, names.size() + 1);
-    if (fields.size() != names.size()) {
+    if (fields.size() < least || fields.size() > names.size()) {
       const std::size_t found = static_cast<std::size_t>(std::count(line.begin(), line.end(), '\t')) + 1;
       const int column = fields.size() > names.size() ? fields[names.size()].column
                                                       : 1 + lex::code_points(line, 0, line.size());
       throw ParseError(file, number, column,
-                       "found " + std::to_string(found) + " tab-separated columns (expected " +
-                           std::to_string(names.size()) + ": " + layout + ")");
+                       "found " + std::to_string(found) + " tab-separated columns (expected " + expected + ": " +
+                           layout + ")");
     }
     for (std::size_t i = 0; i < fields.size(); ++i) {
       if (fields[i].text.empty()) {
@@ -119,6 +126,24 @@ void for_each_tsv_row(const std::string& text, const std::string& file, const st
     }
     visit(number, fields);
   }
+}
+
+// Refuses a malformed textual pattern (kb/pattern.h) in a predicate field.
+void check_pattern(const std::string& file, int line, const Field& field) {
+  if (!is_pattern(field.text)) return;
+  std::size_t at = 0;
+  const std::string problem = pattern_problem(field.text, at);
+  if (!problem.empty()) throw ParseError(file, line, field.column + lex::code_points(field.text, 0, at), problem);
+}
+
+// GNTP's mention files add to each triple how often the text states it: a
+// positive count, which does not change the fact.
+void check_count(const std::string& file, int line, const Field& field) {
+  const bool digits = field.text.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits || field.text.find_first_not_of('0') == std::string::npos)
+    throw ParseError(file, line, field.column,
+                     "count '" + field.text + "' (expected a positive whole number: how often the text states the "
+                     "fact, as in GNTP's mention files; labelled test files go to --test)");
 }
 
 // Resolves a `s<TAB>p<TAB>o` row to the atom p(s, o).
@@ -180,10 +205,14 @@ std::vector<Atom> read_facts_nl(std::istream& in, const std::string& name, Knowl
 std::vector<Atom> read_facts_tsv(std::istream& in, const std::string& name, KnowledgeBase& kb, NewSymbols policy) {
   PendingSymbols predicates(kb.predicates, policy), constants(kb.constants, policy);
   std::vector<Atom> facts;
-  for_each_tsv_row(lex::read_all(in), name, {"subject", "predicate", "object"},
-                   [&](int line, const std::vector<Field>& f) {
-                     facts.push_back(resolve_triple(name, line, f, predicates, constants));
-                   });
+  for_each_tsv_row(
+      lex::read_all(in), name, {"subject", "predicate", "object", "count"},
+      [&](int line, const std::vector<Field>& f) {
+        check_pattern(name, line, f[1]);
+        if (f.size() == 4) check_count(name, line, f[3]);
+        facts.push_back(resolve_triple(name, line, f, predicates, constants));
+      },
+      true);
   if (facts.empty()) {
     throw ParseError(name, 0, 0, "no triples in the file (expected lines such as 'a<TAB>p<TAB>b')");
   }

@@ -4,6 +4,7 @@
 #include "ntp/kb/atomic_file.h"
 #include "ntp/model/binary_io.h"
 #include "ntp/model/conditional.h"
+#include "ntp/model/mentions.h"
 #include "ntp/kb/limits.h"
 #include "ntp/kb/text.h"
 #include "autodiff/ops.h"
@@ -25,8 +26,10 @@ namespace {
 constexpr char kMagic[8] = {'N', 'T', 'P', 'M', 'O', 'D', 'E', 'L'};
 // 2: ProverConfig::complex; 3: ProverConfig::combine; 4: rule attention; 5: conditional rules;
 // 6: mined templates (Template::slot_starts, mined_confidence); 7: mined rules beside the score;
-// 8: mined rules with a constant
-constexpr std::uint32_t kVersion = 8;
+// 8: mined rules with a constant; 9: textual patterns' word table, written
+// only by models that have patterns (the others stay version 8, byte for byte)
+constexpr std::uint32_t kVersion = 9;
+constexpr std::uint32_t kVersionWithoutMentions = 8;
 // Version 2 files still load: they are NTPλ models with the max rule;
 // versions 2 and 3 are models without rule attention, 2 to 4 without
 // conditional rules, 2 to 5 without mined templates.
@@ -174,13 +177,14 @@ Model make_model(KnowledgeBase kb, int dim, ProverConfig prover, std::uint64_t s
   init_uniform(m.predicates, rng);
   init_uniform(m.constants, rng);
   start_mined_slots(m);
+  add_mentions(m, rng);  // last: a KB without patterns draws the numbers it always drew
   return m;
 }
 
 void write_model(const Model& m, std::ostream& out) {
   Writer w(out);
   w.bytes(kMagic, sizeof kMagic);
-  w.i32(kVersion);
+  w.i32(has_mentions(m) ? kVersion : kVersionWithoutMentions);
   w.i32(m.prover.depth); w.i32(m.prover.k_facts); w.i32(m.prover.k_rules); w.str(m.prover.index);
   w.i32(m.prover.complex);
   w.i32(static_cast<std::int32_t>(m.prover.combine));
@@ -229,6 +233,7 @@ void write_model(const Model& m, std::ostream& out) {
     w.i32(r.head_constant);
     w.i32(r.body_constant);
   }
+  if (has_mentions(m)) w.matrix(m.mentions.table.value);  // version 9: the words of patterns
 }
 
 void save_model(const Model& m, const std::string& path) {
@@ -404,6 +409,20 @@ void read_rule_constants(Reader& r, Model& m) {
   }
 }
 
+// The word table of a model with patterns, checked against the words its
+// predicates' names hold; the pattern rows are encoded from it again.
+void put_word_table(Reader& r, Model& m, ad::Matrix words) {
+  if (words.rows() != m.mentions.table.value.rows() || words.cols() != m.dim)
+    r.fail("corrupt model file (the word table has shape " + ad::shape_of(words) + ", expected (" +
+           std::to_string(m.mentions.table.value.rows()) + ", " + std::to_string(m.dim) + "))");
+  if (!words.allFinite()) r.fail("corrupt model file (a word embedding is not finite)");
+  m.mentions.table.value = std::move(words);
+  std::vector<int> patterns;
+  for (int p = 0; p < m.num_kb_predicates; ++p)
+    if (!m.mentions.words_of[static_cast<std::size_t>(p)].empty()) patterns.push_back(p);
+  encode_pattern_rows(m, patterns);
+}
+
 }  // namespace
 
 Model load_model(std::istream& in, const std::string& path) {
@@ -430,6 +449,11 @@ Model load_model(std::istream& in, const std::string& path) {
   if (version >= 6) read_version6_tail(r, m);
   if (version >= 7) read_mined_rules_section(r, m);
   if (version >= 8) read_rule_constants(r, m);
+  if (has_mentions(m) != (version >= 9))
+    r.fail(version >= 9 ? "corrupt model file (a word table, but no predicate is a textual pattern)"
+                        : "model file version " + std::to_string(version) +
+                              " has textual patterns but no word table: retrain with `ntp train`");
+  if (version >= 9) put_word_table(r, m, r.matrix());
   set_mined_rule_measures(m);
   return m;
 }

@@ -55,6 +55,16 @@ struct Conditioning {
   std::unordered_map<std::uint64_t, int> row_of;  // (slot, source) -> predicate row
 };
 
+// Textual patterns among the KB's predicates (kb/pattern.h): the words their
+// embeddings are computed from (model/mentions.h). Empty when no predicate is
+// a pattern, and then absent from the model file.
+struct Mentions {
+  Vocabulary words;          // every word of every pattern, placeholders included
+  ad::Parameter table;       // (words, dim)
+  // Per KB predicate row, its words' ids in order; empty for a relation.
+  std::vector<std::vector<int>> words_of;
+};
+
 struct Model {
   KnowledgeBase kb;            // symbols, the facts proofs use, the templates
   ProverConfig prover;
@@ -70,6 +80,9 @@ struct Model {
   // (rule_attention.h); 0 rows when slots have free embeddings.
   ad::Parameter rule_attention;
   Conditioning conditioning;  // kind None: no conditional rules
+  // The rows of the KB predicates that are patterns are not free: each is
+  // the mean of its words' rows, rewritten whenever they move.
+  Mentions mentions;
   // True atoms seen at training time outside kb.facts (the --dev and --test
   // files), so that a filtered ranking can exclude them by default.
   std::vector<Atom> filter_facts;

@@ -4,6 +4,7 @@
 #include "ntp/index/make_fact_index.h"
 #include "ntp/model/complex.h"
 #include "ntp/model/conditional.h"
+#include "ntp/model/mentions.h"
 #include "ntp/model/rule_attention.h"
 #include "ntp/train/non_finite_error.h"
 
@@ -32,6 +33,7 @@ std::vector<ad::Parameter*> trained_tables(Model& model) {
   std::vector<ad::Parameter*> tables = {&model.predicates, &model.constants};
   if (has_rule_attention(model)) tables.push_back(&model.rule_attention);
   if (has_conditioning(model)) tables.push_back(&model.conditioning.weights);
+  if (has_mentions(model)) tables.push_back(&model.mentions.table);
   return tables;
 }
 
@@ -175,11 +177,18 @@ void forget_unread_slots(Model& model, const ProofBatch& proofs) {
 }
 
 // The optimiser's step on every touched row; returns the rows it moved.
+// Pattern rows move through their words (mentions.h): their gradient goes to
+// the words first, and they are encoded again after the words moved.
 MovedRows update(Learner& l, const StepPosition& at) {
-  const MovedRows moved = rows_to_move(l.model);
+  push_pattern_gradients(l.model);
+  MovedRows moved = rows_to_move(l.model);
+  std::vector<int> patterns;
+  if (has_mentions(l.model)) patterns = patterns_reading(l.model, l.model.mentions.table.touched);
+  moved.predicates.insert(moved.predicates.end(), patterns.begin(), patterns.end());
   const std::vector<Eigen::Index> logits = l.model.rule_attention.touched;  // the step clears them
   const std::vector<Eigen::Index> weights = l.model.conditioning.weights.touched;
   l.optimizer->step(l.parameters);
+  encode_pattern_rows(l.model, patterns);
   if (has_rule_attention(l.model)) refresh_attended_slots(l.model);  // the slots follow their logits
   check_finite(l.model, moved, at);  // conditioned rows: the next step's, or refresh_rule_rows()
   check_finite_rows(l.model.rule_attention, logits, "the rule attention's logits", at);

@@ -1,6 +1,6 @@
 // Gradient checks for the reductions (autodiff/ops_reduce.cpp): sum, mean and
-// both forms of segment_max, with its tie rule and segment-size errors, and
-// segment_soft_max.
+// both forms of segment_max, with its tie rule and segment-size errors,
+// segment_soft_max, and segment_mean.
 #include "tests/autodiff/gradcheck.h"
 
 using namespace gradcheck;
@@ -138,4 +138,28 @@ TEST_CASE("segment_soft_max matches its reference and finite differences, and te
   CHECK(cold.isApprox(segment_max_reference(x, sizes)));
   CHECK_THROWS_AS(ad::segment_soft_max(t, v, sizes, 0.0), ad::ShapeError);
   CHECK_THROWS_AS(ad::segment_soft_max(t, v, std::vector<ad::Index>{10, 0}, 1.0), ad::ShapeError);
+}
+
+TEST_CASE("segment_mean matches its reference and finite differences") {
+  const std::vector<ad::Index> sizes = {2, 1, 4};
+  OpCase c;
+  c.op = "segment_mean";
+  c.inputs = {random_matrix(7, 3, 25)};
+  c.build = [sizes](ad::Tape& t, const std::vector<ad::Var>& v, ad::Parameter*) {
+    return ad::segment_mean(t, v[0], sizes);
+  };
+  c.reference = [sizes](const Inputs& x) {  // each segment's rows added, then divided by its size
+    Matrix out = Matrix::Zero(static_cast<ad::Index>(sizes.size()), x[0].cols());
+    ad::Index row = 0;
+    for (std::size_t s = 0; s < sizes.size(); ++s) {
+      for (ad::Index r = 0; r < sizes[s]; ++r) out.row(static_cast<ad::Index>(s)) += x[0].row(row++);
+      out.row(static_cast<ad::Index>(s)) /= static_cast<double>(sizes[s]);
+    }
+    return out;
+  };
+  c.bad_shapes = {{Matrix::Zero(6, 3)}, {Matrix::Zero(8, 3)}};
+  check_op(c);
+  ad::Tape t;
+  const ad::Var v = t.constant(random_matrix(7, 3, 26));
+  CHECK_THROWS_AS(ad::segment_mean(t, v, std::vector<ad::Index>{7, 0}), ad::ShapeError);
 }

@@ -431,10 +431,10 @@ TEST_CASE("bad .tsv: column count and labels") {
   KnowledgeBase kb;
   const ParseError few = error_of([&] { facts_tsv("a\tp\tb\na\tp\n", kb); });
   CHECK(std::string(few.what()) ==
-        "t.tsv:2:4: found 2 tab-separated columns (expected 3: subject<TAB>predicate<TAB>object)");
-  const ParseError many = error_of([&] { facts_tsv("a\tp\tb\t1\n", kb); });
+        "t.tsv:2:4: found 2 tab-separated columns (expected 3 or 4: subject<TAB>predicate<TAB>object[<TAB>count])");
+  const ParseError many = error_of([&] { facts_tsv("a\tp\tb\t1\tx\n", kb); });
   CHECK(std::string(many.what()) ==
-        "t.tsv:1:7: found 4 tab-separated columns (expected 3: subject<TAB>predicate<TAB>object)");
+        "t.tsv:1:9: found 5 tab-separated columns (expected 3 or 4: subject<TAB>predicate<TAB>object[<TAB>count])");
   const ParseError spaces = error_of([&] { facts_tsv("a p b\n", kb); });
   CHECK(spaces.line == 1);
   const ParseError empty_field = error_of([&] { facts_tsv("a\t\tb\n", kb); });
@@ -666,7 +666,8 @@ TEST_CASE("long lines: a line of megabytes parses in linear time") {
   // quadratic time), and the error names the first column too many.
   const ParseError tabs = error_of([&] { facts_tsv("a\tp\tb" + std::string(1000000, '\t') + "\n", kb); });
   CHECK(std::string(tabs.what()) ==
-        "t.tsv:1:7: found 1000003 tab-separated columns (expected 3: subject<TAB>predicate<TAB>object)");
+        "t.tsv:1:8: found 1000003 tab-separated columns (expected 3 or 4: "
+        "subject<TAB>predicate<TAB>object[<TAB>count])");
 }
 
 TEST_CASE("sizes: atoms of many arguments, long rules, large copy counts") {

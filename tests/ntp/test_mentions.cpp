@@ -1,0 +1,178 @@
+// Textual patterns (kb/pattern.h, model/mentions.h): their words, the TSV
+// reader's mention rows and refusals, pattern rows computed from word rows,
+// the gradient carried to the words against finite differences, training
+// keeping the rows encoded, and model files keeping the word table.
+#include "ntp/kb/parse.h"
+#include "ntp/kb/pattern.h"
+#include "ntp/model/complex.h"
+#include "ntp/model/mentions.h"
+#include "ntp/train/epochs.h"
+
+#include "autodiff/ops.h"
+#include "inverse_rule_training.h"
+
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <sstream>
+
+namespace {
+
+const char* kAdjacent = "[XXX]:is:adjacent:to:[YYY]";
+const char* kNeighbour = "[XXX]:is:a:neighbour:of:[YYY]";
+
+std::vector<ntp::Atom> read_tsv(const std::string& text, ntp::KnowledgeBase& kb) {
+  std::istringstream in(text);
+  return ntp::read_facts_tsv(in, "m.tsv", kb, ntp::NewSymbols::Allow);
+}
+
+// A KB of a relation and two patterns sharing the words "is" and the
+// placeholders, as GNTP's mention files give them (with counts).
+ntp::KnowledgeBase mention_kb() {
+  ntp::KnowledgeBase kb;
+  const std::string text = std::string("a\tneighborOf\tb\nb\tneighborOf\tc\n") + "c\t" + kAdjacent + "\td\t1\n" +
+                           "d\t" + kNeighbour + "\te\t2\n" + "e\t" + kAdjacent + "\ta\t1\n";
+  for (const ntp::Atom& f : read_tsv(text, kb)) kb.add_fact(f);
+  return kb;
+}
+
+std::vector<int> pattern_rows(const ntp::Model& m) {
+  std::vector<int> out;
+  for (int p = 0; p < m.num_kb_predicates; ++p)
+    if (!m.mentions.words_of[static_cast<std::size_t>(p)].empty()) out.push_back(p);
+  return out;
+}
+
+// Each pattern row is the mean of its words' rows.
+void check_encoded(const ntp::Model& m) {
+  for (int p : pattern_rows(m)) {
+    ad::Matrix mean = ad::Matrix::Zero(1, m.dim);
+    const std::vector<int>& words = m.mentions.words_of[static_cast<std::size_t>(p)];
+    for (int w : words) mean += m.mentions.table.value.row(w);
+    mean /= static_cast<double>(words.size());
+    CHECK(m.predicates.value.row(p).isApprox(mean));
+  }
+}
+
+// A model file's version: the int after the 8-byte magic number.
+std::int32_t version_of(const std::string& file) {
+  std::int32_t version = 0;
+  std::memcpy(&version, file.data() + 8, sizeof version);
+  return version;
+}
+
+}  // namespace
+
+TEST_CASE("a pattern's words are split at ':' or blanks, placeholders kept; malformed ones are named") {
+  CHECK(ntp::is_pattern(kAdjacent));
+  CHECK(ntp::is_pattern("[X] borders [Y]"));
+  CHECK(!ntp::is_pattern("neighborOf"));
+  CHECK(!ntp::is_pattern("/film/film/genre"));
+  CHECK(!ntp::is_pattern("a[b]"));
+  CHECK(ntp::pattern_words(kAdjacent) == std::vector<std::string>{"[XXX]", "is", "adjacent", "to", "[YYY]"});
+  CHECK(ntp::pattern_words("[X] borders [Y]") == std::vector<std::string>{"[X]", "borders", "[Y]"});
+  std::size_t at = 99;
+  CHECK(ntp::pattern_problem(kAdjacent, at).empty());
+  CHECK(ntp::pattern_problem("[XXX]:is::to:[YYY]", at).find("empty word") != std::string::npos);
+  CHECK(at == 9);  // where the empty word is: at the second of the two separators
+  CHECK(ntp::pattern_problem("[XXX]:is:[to:[YYY]", at).find("'[to'") != std::string::npos);
+  CHECK(at == 9);
+  CHECK(ntp::pattern_problem("[XXX]:[YYY]", at).find("no word besides") != std::string::npos);
+  CHECK(ntp::pattern_problem("[XXX]:is:adjacent:", at).find("empty word") != std::string::npos);
+}
+
+TEST_CASE("TSV facts take GNTP's mention rows (a count) and refuse bad counts and patterns where they are") {
+  ntp::KnowledgeBase kb = mention_kb();
+  CHECK(kb.facts.size() == 5);
+  CHECK(kb.predicates.find(kAdjacent) >= 0);
+  struct Bad {
+    std::string text;
+    int column;
+    std::string says;
+  };
+  for (const Bad& bad : {Bad{"a\tp\tb\t0\n", 7, "count '0'"}, Bad{"a\tp\tb\t-1\n", 7, "count '-1'"},
+                         Bad{"a\tp\tb\tx\n", 7, "count 'x'"}, Bad{"a\t[XXX]:is::to:[YYY]\tb\n", 12, "empty word"},
+                         Bad{"a\tp\tb\t1\tq\n", 9, "expected 3 or 4"}}) {
+    CAPTURE(bad.text);
+    ntp::KnowledgeBase other = mention_kb();
+    const int predicates = other.predicates.size(), constants = other.constants.size();
+    try {
+      read_tsv("x\tp\ty\n" + bad.text, other);
+      FAIL("accepted");
+    } catch (const ntp::ParseError& e) {
+      CHECK(e.line == 2);
+      CHECK(e.column == bad.column);
+      CHECK(std::string(e.what()).find(bad.says) != std::string::npos);
+    }
+    CHECK(other.predicates.size() == predicates);  // nothing of the file was kept
+    CHECK(other.constants.size() == constants);
+  }
+}
+
+TEST_CASE("a pattern's row is the mean of its words' rows, words shared between patterns") {
+  const ntp::Model m = ntp::make_model(mention_kb(), 6, ntp::ProverConfig{}, 3);
+  REQUIRE(ntp::has_mentions(m));
+  CHECK(m.mentions.words.size() == 8);  // [XXX] is adjacent to [YYY] a neighbour of
+  CHECK(pattern_rows(m).size() == 2);
+  CHECK(m.mentions.words_of[0].empty());  // neighborOf is a relation
+  check_encoded(m);
+  ntp::KnowledgeBase plain;
+  for (const ntp::Atom& f : read_tsv("a\tr\tb\n", plain)) plain.add_fact(f);
+  const ntp::Model without = ntp::make_model(plain, 6, ntp::ProverConfig{}, 3);
+  CHECK(!ntp::has_mentions(without));
+  CHECK(without.mentions.table.value.size() == 0);
+}
+
+TEST_CASE("the gradient on pattern rows reaches the words as finite differences of the loss say") {
+  ntp::Model m = ntp::make_model(mention_kb(), 4, ntp::ProverConfig{}, 7);
+  for (ad::Index i = 0; i < m.mentions.table.value.size(); ++i) m.mentions.table.value.data()[i] *= 0.5;
+  const std::vector<int> patterns = pattern_rows(m);
+  ntp::encode_pattern_rows(m, patterns);
+  const std::vector<ntp::Atom> atoms = m.kb.facts;
+  const auto loss = [&] {  // ComplEx's scores of every fact, through re-encoded pattern rows
+    ntp::encode_pattern_rows(m, patterns);
+    double total = 0;
+    for (double s : ntp::complex_scores(m, atoms)) total += s;
+    return total;
+  };
+  ad::Tape t;
+  t.backward(ad::sum(t, ntp::complex_scores(t, m, atoms)));
+  ntp::push_pattern_gradients(m);
+  for (int p : patterns) {
+    CHECK(!m.predicates.is_touched[static_cast<std::size_t>(p)]);  // the optimiser will not move them
+    CHECK(m.predicates.grad.row(p).isZero());
+  }
+  CHECK(m.predicates.is_touched[0]);  // neighborOf keeps its own
+  for (ad::Index i = 0; i < m.mentions.table.value.size(); ++i) {
+    double& x = m.mentions.table.value.data()[i];
+    const double saved = x, eps = 1e-6;
+    x = saved + eps;
+    const double up = loss();
+    x = saved - eps;
+    const double down = loss();
+    x = saved;
+    CAPTURE(i);
+    CHECK(m.mentions.table.grad.data()[i] == doctest::Approx((up - down) / (2 * eps)).epsilon(1e-5).scale(1e-3));
+  }
+}
+
+TEST_CASE("training moves the words and keeps every pattern row their mean; model files keep the words") {
+  ntp::Model m = ntp::make_model(mention_kb(), 5, ntp::ProverConfig{}, 11);
+  const ad::Matrix words_before = m.mentions.table.value;
+  ntp::TrainOptions o = inverse_rule_training(11, 0.05);
+  o.epochs = 3;
+  ntp::train_epochs(m, o);
+  CHECK(!m.mentions.table.value.isApprox(words_before));
+  check_encoded(m);
+  std::stringstream file;
+  ntp::write_model(m, file);
+  CHECK(version_of(file.str()) == 9);  // a word table follows
+  const ntp::Model back = ntp::load_model(file, "m.model");
+  CHECK(back.mentions.table.value == m.mentions.table.value);
+  CHECK(back.predicates.value == m.predicates.value);
+  ntp::KnowledgeBase plain;
+  for (const ntp::Atom& f : read_tsv("a\tr\tb\nb\tr\tc\n", plain)) plain.add_fact(f);
+  std::stringstream plain_file;
+  ntp::write_model(ntp::make_model(plain, 5, ntp::ProverConfig{}, 11), plain_file);
+  CHECK(version_of(plain_file.str()) == 8);  // no patterns: the version, and so the bytes, of before
+}
