@@ -39,7 +39,8 @@ enum class TokenKind { Name, LParen, RParen, Comma, Dot, Implies, Less, Greater,
 
 struct Token {
   TokenKind kind = TokenKind::End;
-  std::string text;
+  std::string text;                  // a quoted name's without its quotes
+  bool quoted = false;               // a name in double quotes: never a variable or a slot
   int line = 0, column = 0;          // where the token starts
   int end_line = 0, end_column = 0;  // just after its last character
 };
@@ -77,6 +78,7 @@ class Cursor {
   // Fails at the next token (or after the last one, as above) with `what`.
   [[noreturn]] void fail_here(const std::string& what) const;
   [[noreturn]] void fail_at(const Token& at, const std::string& what) const;
+  const std::string& file() const { return file_; }
   // True when the next token is End or starts on a later line than the last one read.
   bool at_line_end() const;
 

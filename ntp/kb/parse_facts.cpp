@@ -42,12 +42,16 @@ std::string kb_arity_message(const std::string& predicate, std::size_t here, std
 Atom resolve_fact(const RawAtom& raw, PendingSymbols& predicates, PendingSymbols& constants, const Cursor& cursor) {
   Atom atom;
   const Token& p = raw.predicate;
-  if (p.text[0] == '#') cursor.fail_at(p, "slot '" + p.text + "' in a fact (expected a predicate name)");
+  if (p.text[0] == '#' && !p.quoted) cursor.fail_at(p, "slot '" + p.text + "' in a fact (expected a predicate name)");
+  std::size_t at = 0;
+  const std::string problem = is_pattern(p.text) ? pattern_problem(p.text, at) : "";
+  if (!problem.empty())
+    throw ParseError(cursor.file(), p.line, p.column + (p.quoted ? 1 : 0) + lex::code_points(p.text, 0, at), problem);
   atom.predicate = predicates.lookup(p.text);
   if (atom.predicate < 0)
     cursor.fail_at(p, "unknown predicate '" + p.text + "' (expected a predicate already in the KB)");
   for (const Token& arg : raw.args) {
-    if (lex::is_variable_name(arg.text)) {
+    if (lex::is_variable_name(arg.text) && !arg.quoted) {
       cursor.fail_at(arg, "variable '" + arg.text +
                               "' in a fact (expected a constant; variables start with an upper-case letter or '_')");
     }
@@ -264,12 +268,12 @@ Query parse_known_atom(const std::string& text, const KnowledgeBase& kb, bool al
   }
   for (const Token& arg : raw.args) {
     const int id = kb.constants.find(arg.text);
-    if (id < 0 && lex::is_variable_name(arg.text) && allow_variables) {
+    if (id < 0 && lex::is_variable_name(arg.text) && !arg.quoted && allow_variables) {
       atom.args.push_back(-1);
       query.variables.push_back(arg.text);
       continue;
     }
-    if (id < 0 && lex::is_variable_name(arg.text)) {
+    if (id < 0 && lex::is_variable_name(arg.text) && !arg.quoted) {
       cursor.fail_at(arg, "unknown constant '" + arg.text +
                               "'; variables are not allowed in a ground atom (expected a constant of the KB)");
     }

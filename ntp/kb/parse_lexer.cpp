@@ -153,6 +153,8 @@ class Lexer {
       throw ParseError(file_, line_, column_, "unexpected ':' (expected ':-')");
     } else if (c == '%') {
       throw ParseError(file_, line_, column_, "unexpected '%' (expected a name or punctuation)");
+    } else if (c == '"') {
+      return quoted_name(t);
     } else if ((t.kind = punctuation(c)) == TokenKind::End) {
       return name(t);
     }
@@ -172,6 +174,23 @@ class Lexer {
       t.text += text_[i_];
       advance();
     }
+    return finish(t);
+  }
+  // A name in double quotes runs to the next quote on the same line and may
+  // hold any character but a quote: a textual pattern such as
+  // "[XXX] is adjacent to [YYY]" (pattern.h) or a name with punctuation.
+  Token quoted_name(Token t) {
+    t.kind = TokenKind::Name;
+    t.quoted = true;
+    advance();
+    while (!done() && text_[i_] != '"' && text_[i_] != '\n') {
+      t.text += text_[i_];
+      advance();
+    }
+    if (done() || text_[i_] != '"')
+      throw ParseError(file_, t.line, t.column, "unterminated quoted name (expected a closing '\"' on the same line)");
+    if (t.text.empty()) throw ParseError(file_, t.line, t.column, "empty quoted name (expected a name between the quotes)");
+    advance();
     return finish(t);
   }
   Token start() const {

@@ -61,7 +61,7 @@ class TemplateBuilder {
  private:
   PredicateRef predicate(const Token& name, std::size_t arity) {
     PredicateRef ref;
-    const int fixed = name.text[0] == '#' ? -1 : kb_.predicates.find(name.text);
+    const int fixed = name.text[0] == '#' && !name.quoted ? -1 : kb_.predicates.find(name.text);
     if (fixed >= 0) {
       ref.is_slot = false;
       ref.id = fixed;
@@ -72,7 +72,7 @@ class TemplateBuilder {
       }
       return ref;
     }
-    if (style_ == SlotStyle::Hash && name.text[0] != '#') {
+    if (style_ == SlotStyle::Hash && (name.text[0] != '#' || name.quoted)) {
       cursor_.fail_at(name, "unknown predicate '" + name.text +
                                 "' (expected a slot such as '#1' or a predicate already in the KB)");
     }
@@ -93,7 +93,7 @@ class TemplateBuilder {
 
   Term term(const Token& name) {
     Term t;
-    if (lex::is_variable_name(name.text)) {
+    if (lex::is_variable_name(name.text) && !name.quoted) {
       auto found = variables_.emplace(name.text, static_cast<int>(variable_names_.size()));
       if (found.second && variable_names_.size() == static_cast<std::size_t>(kMaxTemplateSymbols)) {
         cursor_.fail_at(name, "template with more than " + std::to_string(kMaxTemplateSymbols) +

@@ -2,13 +2,24 @@
 #include "ntp/kb/text.h"
 
 #include <charconv>
+#include <string_view>
 #include <cstdio>
 
 namespace ntp {
 
+std::string name_text(const std::string& name) {
+  bool plain = !name.empty() && name.back() != '.';
+  for (std::size_t i = 0; plain && i < name.size(); ++i) {
+    const char c = name[i];
+    plain = std::string_view(" \t(),:%<>\"").find(c) == std::string_view::npos &&
+            !(c == '.' && std::string_view(" \t(),:%<>.\"").find(name[i + 1]) != std::string_view::npos);
+  }
+  return plain ? name : "\"" + name + "\"";
+}
+
 std::string atom_text(const std::string& predicate, std::size_t arity,
                       const std::function<std::string(std::size_t)>& arg_name) {
-  std::string s = predicate + "(";
+  std::string s = name_text(predicate) + "(";
   for (std::size_t i = 0; i < arity; ++i) s += (i > 0 ? ", " : "") + arg_name(i);
   return s + ")";
 }

@@ -9,8 +9,12 @@
 
 namespace ntp {
 
-// "p(a, b)": the predicate's name, then each argument's name (arg_name(i)
-// for i < arity), comma separated.
+// A name as the .nl and .nlt readers read it back: as it is, or in double
+// quotes when it holds blanks or punctuation, as a textual pattern does
+// ("[XXX]:is:adjacent:to:[YYY]", kb/pattern.h).
+std::string name_text(const std::string& name);
+// "p(a, b)": the predicate's name (name_text), then each argument's name
+// (arg_name(i) for i < arity), comma separated.
 std::string atom_text(const std::string& predicate, std::size_t arity,
                       const std::function<std::string(std::size_t)>& arg_name);
 // "head :- body1, body2", from atoms already written.

@@ -4,6 +4,7 @@
 // keeping the rows encoded, and model files keeping the word table.
 #include "ntp/kb/parse.h"
 #include "ntp/kb/pattern.h"
+#include "ntp/kb/text.h"
 #include "ntp/model/complex.h"
 #include "ntp/model/mentions.h"
 #include "ntp/train/epochs.h"
@@ -175,4 +176,44 @@ TEST_CASE("training moves the words and keeps every pattern row their mean; mode
   std::stringstream plain_file;
   ntp::write_model(ntp::make_model(plain, 5, ntp::ProverConfig{}, 11), plain_file);
   CHECK(version_of(plain_file.str()) == 8);  // no patterns: the version, and so the bytes, of before
+}
+
+TEST_CASE(".nl facts and templates take a pattern in double quotes, and names print so that they read back") {
+  ntp::KnowledgeBase kb;
+  std::istringstream in("\"[XXX] is adjacent to [YYY]\"(spain, portugal).\n\"[XXX]:borders:[YYY]\"(\"France\", spain).\n"
+                        "neighborOf(spain, france).\n");
+  const std::vector<ntp::Atom> facts = ntp::read_facts_nl(in, "m.nl", kb, ntp::NewSymbols::Allow);
+  REQUIRE(facts.size() == 3);
+  CHECK(kb.predicates.name(facts[0].predicate) == "[XXX] is adjacent to [YYY]");
+  CHECK(kb.constants.name(facts[1].args[0]) == "France");  // quoted: a constant, not a variable
+  for (const ntp::Atom& f : facts) kb.add_fact(f);
+  CHECK(ntp::to_string(kb, facts[1]) == "\"[XXX]:borders:[YYY]\"(France, spain)");
+  CHECK(ntp::to_string(kb, facts[2]) == "neighborOf(spain, france)");
+  CHECK(ntp::name_text("wn.n.01") == "wn.n.01");
+  CHECK(ntp::name_text("/film/film/genre") == "/film/film/genre");
+  std::istringstream templates("1  neighborOf(X, Y) :- \"[XXX]:borders:[YYY]\"(Y, X).\n");
+  const std::vector<ntp::Template> read = ntp::read_templates_nlt(templates, "m.nlt", kb);
+  REQUIRE(read.size() == 1);
+  CHECK(!read[0].body[0].predicate.is_slot);
+  CHECK(ntp::to_string(kb, read[0]) == "neighborOf(X, Y) :- \"[XXX]:borders:[YYY]\"(Y, X)");
+  struct Bad {
+    std::string text;
+    int column;
+    std::string says;
+  };
+  for (const Bad& bad : {Bad{"\"[XXX] is  to [YYY]\"(a, b).", 11, "empty word"},
+                         Bad{"\"[XXX] is near(a, b).\n", 1, "unterminated quoted name"},
+                         Bad{"\"\"(a, b).", 1, "empty quoted name"}, Bad{"p(\"A\", B).", 8, "variable 'B'"}}) {
+    CAPTURE(bad.text);
+    ntp::KnowledgeBase other;
+    std::istringstream bad_in(bad.text);
+    try {
+      ntp::read_facts_nl(bad_in, "m.nl", other, ntp::NewSymbols::Allow);
+      FAIL("accepted");
+    } catch (const ntp::ParseError& e) {
+      CHECK(e.line == 1);
+      CHECK(e.column == bad.column);
+      CHECK(std::string(e.what()).find(bad.says) != std::string::npos);
+    }
+  }
 }
