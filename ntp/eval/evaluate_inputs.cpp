@@ -22,6 +22,14 @@ std::unordered_set<Atom, AtomHash> filter_set(const Model& model, const std::vec
   return known;
 }
 
+std::vector<std::string> new_predicate_names(const Model& model, const std::vector<std::string>& files) {
+  KnowledgeBase scratch = model.kb;  // a copy: the model's vocabularies must keep matching its tables
+  for (const std::string& file : files) read_true_atoms(file, scratch, NewSymbols::Allow);
+  std::vector<std::string> out;
+  for (int p = model.kb.predicates.size(); p < scratch.predicates.size(); ++p) out.push_back(scratch.predicates.name(p));
+  return out;
+}
+
 std::vector<Atom> read_truth(const std::string& path, const Model& model) {
   // The truth file may name countries the model never saw; read it into a
   // copy of the KB so that the model's vocabularies keep matching its tables,

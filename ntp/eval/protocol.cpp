@@ -7,6 +7,7 @@
 #include "ntp/eval/rule_ranking.h"
 #include "ntp/mine/rules_file.h"
 #include "ntp/model/complex.h"
+#include "ntp/model/mentions.h"
 #include "ntp/eval/sample.h"
 
 #include "ntp/kb/parse.h"
@@ -282,6 +283,15 @@ EvalReport evaluate(const Model& model, const EvalRequest& q, std::shared_ptr<Fa
     throw std::invalid_argument("mined rules rank under the ranking and countries protocols, not classification");
   if (q.sample > 0 && q.protocol != "ranking")
     throw std::invalid_argument("a sample of the test set is for the ranking protocol only, not '" + q.protocol + "'");
+  // A ranking test may state facts through phrases the model never saw: they
+  // are ranked by a copy of the model that encodes them from its words
+  // (mentions.h), searching a fact index of its own.
+  if (q.protocol == "ranking" && has_mentions(model)) {
+    std::vector<std::string> files = q.filter;
+    files.push_back(q.test);
+    const std::vector<std::string> unseen = unseen_patterns(model, new_predicate_names(model, files));
+    if (!unseen.empty()) return evaluate(with_patterns(model, unseen), q, nullptr);
+  }
   ScoreOptions scoring;
   scoring.index = q.index;
   scoring.facts = q.index.empty() ? std::move(facts) : nullptr;

@@ -6,6 +6,8 @@
 #include "ntp/kb/pattern.h"
 
 #include <algorithm>
+#include <numeric>
+#include <stdexcept>
 
 namespace ntp {
 
@@ -61,6 +63,55 @@ std::vector<int> patterns_reading(const Model& m, const std::vector<ad::Index>& 
     if (std::any_of(of.begin(), of.end(), [&](int w) { return moved[static_cast<std::size_t>(w)] != 0; }))
       out.push_back(static_cast<int>(p));
   }
+  return out;
+}
+
+std::vector<std::string> unseen_patterns(const Model& m, const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (const std::string& n : names)
+    if (m.kb.predicates.find(n) < 0 && is_pattern(n) && std::find(out.begin(), out.end(), n) == out.end())
+      out.push_back(n);
+  return out;
+}
+
+namespace {
+
+// Throws std::invalid_argument unless `name` is a pattern `m` can encode.
+void check_encodable(const Model& m, const std::string& name) {
+  std::size_t at = 0;
+  const std::string problem = pattern_problem(name, at);
+  if (!problem.empty()) throw std::invalid_argument(problem);
+  std::string unknown;
+  for (const std::string& w : pattern_words(name))
+    if (m.mentions.words.find(w) < 0) unknown += (unknown.empty() ? "'" : ", '") + w + "'";
+  if (!unknown.empty())
+    throw std::invalid_argument("pattern '" + name + "' has words no pattern in training had (" + unknown +
+                                "): the model cannot encode it");
+}
+
+}  // namespace
+
+Model with_patterns(const Model& m, const std::vector<std::string>& names) {
+  if (!has_mentions(m)) throw std::invalid_argument("the model was trained without textual patterns: it knows no words");
+  if (m.rule_attention.value.size() > 0 || m.conditioning.kind != Reformulator::None)
+    throw std::invalid_argument("new patterns need a model without rule attention or conditional rules");
+  KnowledgeBase kb = m.kb;
+  for (const std::string& n : names) {
+    check_encodable(m, n);
+    kb.predicates.intern(n);
+  }
+  Model out = make_model(std::move(kb), m.dim, m.prover, 0);
+  const int p = m.num_kb_predicates, grown = out.num_kb_predicates;
+  out.predicates.value.topRows(p) = m.predicates.value.topRows(p);
+  out.predicates.value.bottomRows(m.num_rule_slots) = m.predicates.value.middleRows(p, m.num_rule_slots);
+  out.constants.value = m.constants.value;
+  out.mentions.table.value = m.mentions.table.value;  // the same words, in the same order: the new patterns add none
+  std::vector<int> added(static_cast<std::size_t>(grown - p));
+  std::iota(added.begin(), added.end(), p);
+  encode_pattern_rows(out, added);
+  out.filter_facts = m.filter_facts;
+  out.mined_rules = m.mined_rules;
+  out.mined_rule_weight = m.mined_rule_weight;
   return out;
 }
 

@@ -43,6 +43,18 @@ void encode_pattern_rows(Model& model, const std::vector<int>& rows);
 // The pattern rows whose words include one of `words` (word ids), ascending.
 std::vector<int> patterns_reading(const Model& model, const std::vector<ad::Index>& words);
 
+// Of `names`, those the model does not know as predicates and that are
+// patterns: what with_patterns would add.
+std::vector<std::string> unseen_patterns(const Model& model, const std::vector<std::string>& names);
+// A copy of `model` that also knows the patterns `names` (new predicates with
+// no facts, their rows encoded from the words the model learnt), so that a
+// trained model can rank and prove atoms of a phrase it never saw. Throws
+// std::invalid_argument naming the first name that is not a well-formed
+// pattern, a word of one that no pattern in training had, or a model with
+// rule attention or conditional rules (whose tables are shaped by the
+// predicate count).
+Model with_patterns(const Model& model, const std::vector<std::string>& names);
+
 // Moves the gradient on the touched pattern rows of Model::predicates to the
 // word table through the encoder, and forgets those rows, so that the
 // optimiser moves words and never a pattern row itself.

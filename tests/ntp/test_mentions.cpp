@@ -2,6 +2,7 @@
 // reader's mention rows and refusals, pattern rows computed from word rows,
 // the gradient carried to the words against finite differences, training
 // keeping the rows encoded, and model files keeping the word table.
+#include "ntp/eval/protocol.h"
 #include "ntp/kb/parse.h"
 #include "ntp/kb/pattern.h"
 #include "ntp/kb/text.h"
@@ -15,6 +16,8 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 namespace {
@@ -216,4 +219,32 @@ TEST_CASE(".nl facts and templates take a pattern in double quotes, and names pr
       CHECK(std::string(e.what()).find(bad.says) != std::string::npos);
     }
   }
+}
+
+TEST_CASE("a phrase never seen in training is encoded from the words the model learnt, and ranked") {
+  ntp::Model m = ntp::make_model(mention_kb(), 6, ntp::ProverConfig{}, 13);
+  const std::string unseen = "[XXX] is a neighbour to [YYY]";  // every word from the two patterns of training
+  CHECK(ntp::unseen_patterns(m, {unseen, "neighborOf", kAdjacent, "plain"}) == std::vector<std::string>{unseen});
+  const ntp::Model grown = ntp::with_patterns(m, {unseen});
+  const int row = grown.kb.predicates.find(unseen);
+  REQUIRE(row == m.num_kb_predicates);
+  check_encoded(grown);
+  CHECK(grown.predicates.value.topRows(m.num_kb_predicates) == m.predicates.value.topRows(m.num_kb_predicates));
+  CHECK(grown.predicates.value.bottomRows(m.num_rule_slots) ==
+        m.predicates.value.middleRows(m.num_kb_predicates, m.num_rule_slots));
+  CHECK(ntp::complex_scores(grown, m.kb.facts) == ntp::complex_scores(m, m.kb.facts));  // the old atoms score as before
+  CHECK_THROWS_WITH_AS(ntp::with_patterns(m, {"[XXX] is beside [YYY]"}), doctest::Contains("'beside'"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(ntp::with_patterns(m, {"[XXX]:is::to:[YYY]"}), doctest::Contains("empty word"),
+                       std::invalid_argument);
+  // ntp eval's ranking takes a test file stating facts through it
+  const std::string test = (std::filesystem::temp_directory_path() / "ntp_unseen_pattern_test.tsv").string();
+  std::ofstream(test) << "a\t" << unseen << "\tb\nc\tneighborOf\td\n";
+  ntp::EvalRequest q;
+  q.protocol = "ranking";
+  q.test = test;
+  const ntp::EvalReport report = ntp::evaluate(m, q);
+  std::filesystem::remove(test);
+  CAPTURE(report.json);
+  CHECK(report.json.find("\"corruptions\":16") != std::string::npos);  // 4 sides, each against the 4 other constants
 }
