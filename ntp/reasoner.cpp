@@ -8,6 +8,7 @@
 #include "ntp/eval/rule_ranking.h"
 #include "ntp/index/make_fact_index.h"
 #include "ntp/model/complex.h"
+#include "ntp/model/mentions.h"
 #include "ntp/prover/explain.h"
 
 #include <algorithm>
@@ -42,6 +43,12 @@ Reasoner Reasoner::from_facts(TrainingData data) {
 }
 
 Explanation Reasoner::prove(const std::string& atom, int top_proofs) const {
+  // A phrase the model never saw is proven by a copy that encodes it from
+  // its words (model/mentions.h), with a fact index of its own.
+  if (has_mentions(state_->model)) {
+    const std::vector<std::string> unseen = unseen_patterns(state_->model, {predicate_name(atom)});
+    if (!unseen.empty()) return Reasoner(with_patterns(state_->model, unseen), state_->options).prove(atom, top_proofs);
+  }
   return prove(parse_atom(atom, state_->model.kb), top_proofs);
 }
 

@@ -4,14 +4,17 @@
 # commits, builds the two derived training files, checks every file against
 # datasets/SHA256SUMS and installs them into DEST.
 #
-# usage: tools/get-datasets.sh [--from DIR] [DEST]
+# usage: tools/get-datasets.sh [--from DIR] [--mentions] [DEST]
 #   DEST        where the files go (default: data/ in the repository, which
 #               tools/reproduce.sh and tools/countries_dev.sh look at)
 #   --from DIR  copy the files from DIR, a folder laid out like DEST (for a
 #               machine without internet), instead of downloading them
+#   --mentions  also GNTP's Countries with textual mentions (162 files, 3 MB,
+#               datasets/SHA256SUMS.mentions), for `reproduce.sh --only mentions`
 #
 # DEST's layout: <set>/ntp/ from github.com/uclnlp/ntp, <set>/gntp/ from
 # github.com/uclnlp/gntp, <set>/openke/ from github.com/thunlp/OpenKE, and
+# mentions/countries/ from gntp's data/mentions/countries/ (with --mentions),
 # <set>/derived/train.tsv (wn11, fb15k-237), OpenKE's train2id.txt with the
 # ids replaced by the names of entity2id.txt and relation2id.txt, written as
 # subject<TAB>predicate<TAB>object.
@@ -25,15 +28,17 @@ NTP_REPO=uclnlp/ntp;      NTP_COMMIT=23687f5ccbb089ed78b4bcef5d055091408ee8d2
 GNTP_REPO=uclnlp/gntp;    GNTP_COMMIT=e02908ba77640d96598c29a010973463fe00eb78
 OPENKE_REPO=thunlp/OpenKE; OPENKE_COMMIT=64c4ec8157abfc39112772e9825a349091da45f1
 
-usage() { sed -n 7,11p "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n 7,13p "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "get-datasets.sh: $*" >&2; exit 1; }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 manifest=$root/datasets/SHA256SUMS
+manifests=("$manifest")
 from='' dest=''
 while [[ $# -gt 0 ]]; do
   case $1 in
     -h|--help) usage; exit 0 ;;
+    --mentions) manifests+=("$root/datasets/SHA256SUMS.mentions"); shift ;;
     --from) [[ $# -ge 2 ]] || { usage >&2; exit 2; }; from=$2; shift 2 ;;
     -*) echo "get-datasets.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
     *) [[ -z $dest ]] || { usage >&2; exit 2; }; dest=$1; shift ;;
@@ -41,7 +46,7 @@ while [[ $# -gt 0 ]]; do
 done
 dest=${dest:-$root/data}
 dest=${dest%/}
-[[ -f $manifest ]] || die "no manifest at $manifest"
+for m in "${manifests[@]}"; do [[ -f $m ]] || die "no manifest at $m"; done
 [[ -z $from || -d $from ]] || die "--from: no folder at $from"
 
 # sha256 FILE...: "<sha256>  <file>" per file, in one process.
@@ -50,7 +55,7 @@ elif command -v shasum > /dev/null; then sha256() { shasum -a 256 -- "$@"; }
 else die "needs sha256sum or shasum"; fi
 
 # The manifest's lines: "<sha256>  <path under DEST>".
-mapfile -t entries < <(grep -v '^[[:space:]]*$' "$manifest")
+mapfile -t entries < <(grep -hv '^[[:space:]]*$' "${manifests[@]}")
 
 # check DIR [PATH...]: prints one line per file of the manifest (or per PATH
 # given) that is missing under DIR or whose SHA-256 is not the manifest's;
@@ -88,6 +93,10 @@ fi
 upstream_url() {
   local path=$1 set=${1%%/*} rest=${1#*/}
   local kind=${rest%%/*} name=${rest#*/} dir
+  if [[ $set == mentions ]]; then
+    echo "https://raw.githubusercontent.com/$GNTP_REPO/$GNTP_COMMIT/data/mentions/$rest"
+    return
+  fi
   case $kind in
     ntp)  # data/countries/ holds the files of all three Countries tasks
       echo "https://raw.githubusercontent.com/$NTP_REPO/$NTP_COMMIT/data/${set%_s[123]}/$name" ;;
@@ -173,4 +182,4 @@ else
     mv -f "$tmp/$path" "$dest/$path"
   done
 fi
-echo "get-datasets.sh: installed ${#entries[@]} files into $dest, each verified against datasets/SHA256SUMS"
+echo "get-datasets.sh: installed ${#entries[@]} files into $dest, each verified against ${manifests[*]#$root/}"

@@ -46,6 +46,16 @@
 #   of three, chosen on dev; Countries, with no dev, chains of three and
 #   rules with a constant), then the rules ranked with symbolically, max
 #   aggregation (run_rules below); seconds to minutes each.
+# - Countries with textual mentions (--only mentions, or single rows such as
+#   countries_s1-m300, countries_s1-m300-simple, countries_s1-m300-facts):
+#   GNTP's split of each task's training facts, RATE of them stated as
+#   mentions (phrases such as "[XXX]:is:adjacent:to:[YYY]"; -simple: one
+#   phrase a relation), trained at the defaults on the kept facts and the
+#   mentions; -facts on the kept facts alone, the mentions dropped. The same
+#   split with every mention stated as its relation is the task's own row
+#   (countries_s1, ...). `mentions` runs S1-S3 at the rates of
+#   $MENTION_RATES (default "300 600 900"), both phrase sets, with and without
+#   the mentions. Needs tools/get-datasets.sh --mentions.
 # --sample N: the ranking sets (Nations, UMLS, Kinship, WN18RR, FB15k-237)
 # rank N test triples drawn at random (seed 0) instead of all of them, and
 # the row's value gives each metric's 95% half-width (FB15k-237's whole test
@@ -363,9 +373,43 @@ run_family_rules() {
   echo "| $set | 1 | $seed | --dim 30 --epochs 30 ${extra[*]} | planted rules >= 0.9 | slots $slots of 7; judged $judged | - | - | $train_s | - | - | - | - |"
 }
 
+# run_mentions SET SEED: a Countries-with-mentions row (SET
+# countries_sK-mRATE[-simple][-facts], see the top of this file): trained
+# as the task's own row is, on GNTP's kept facts and, unless -facts, its
+# mentions; AUC-PR on the task's test countries.
+run_mentions() {
+  local set=$1 seed=$2 tag=$out/$1.seed$2
+  [[ $set =~ ^countries_s([123])-m([0-9]+)(-simple)?(-facts)?$ ]] || { echo "reproduce.sh: unknown data set $set" >&2; exit 2; }
+  local s=${BASH_REMATCH[1]} rate=${BASH_REMATCH[2]} simple=${BASH_REMATCH[3]:+_simple} facts_only=${BASH_REMATCH[4]}
+  local m=$data/mentions/countries/countries_$rate$simple dir=$data/countries_s$s/ntp train=$tag.train.tsv
+  [[ -d $m ]] || { echo "reproduce.sh: no mention sets at $m (run tools/get-datasets.sh --mentions)" >&2; exit 2; }
+  cat "$m/countries_S${s}_kept.tsv" > "$train"
+  [[ -n $facts_only ]] || cat "$m/countries_S${s}_mentions.tsv" >> "$train"
+  train_countries "countries_s$s" 1 "$seed" "$train" "$tag" "${extra[@]}"
+  local eval_start=$SECONDS json args seconds peak
+  mapfile -t args < <(countries_args "countries_s$s" "$dir/test.txt")
+  json=$("$ntp" eval --model "$tag.model" "${args[@]}" --json 2> "$tag.eval.log" | tail -n 1)
+  seconds=$(field "$tag.time" "Elapsed \(wall clock\)" | awk -F: '{ if (NF == 3) print $1*3600+$2*60+$3; else print $1*60+$2 }')
+  peak=$(( $(field "$tag.time" "Maximum resident set size") / 1024 ))
+  echo "| $set | 1 | $seed | the defaults${extra[*]:+ ${extra[*]}}, chosen on dev held out of the training file: $(program_choices "$tag.log") | auc_pr | $json | - | - | $seconds | $(awk -v s="$seconds" -v e="$epochs" 'BEGIN { printf "%.2f", s / e }') | $(( SECONDS - eval_start )) | $peak | - |"
+}
+
+# The rows `--only mentions` stands for.
+mention_sets() {
+  local s rate variant kind
+  for s in 1 2 3; do for rate in ${MENTION_RATES:-300 600 900}; do for variant in "" -simple; do for kind in "" -facts; do
+    echo "countries_s$s-m$rate$variant$kind"
+  done; done; done; done
+}
+
 echo "| data set | k | seed | options | metric | value | proof only | max rule | train s | s/epoch | eval s | peak MiB | recall@1 |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+only=$(for set in $only; do if [[ $set == mentions ]]; then mention_sets; else echo "$set"; fi; done)
 for set in $only; do
+  if [[ $set == countries_s[123]-m* ]]; then
+    for seed in $seeds; do run_mentions "$set" "$seed"; done
+    continue
+  fi
   if [[ $set == family-rules || $set == family-heldout-rules ]]; then
     for seed in $seeds; do run_family_rules "$set" "$seed"; done
     continue

@@ -110,5 +110,9 @@ struct Query {
   std::vector<std::string> variables;
 };
 Query parse_query(const std::string& text, const KnowledgeBase& kb);
+// The predicate name an atom's text starts with, whatever the KB knows ("" if
+// the text does not start with an atom): "\"[XXX] borders [YYY]\"(a, b)" ->
+// [XXX] borders [YYY].
+std::string predicate_name(const std::string& text);
 
 }  // namespace ntp

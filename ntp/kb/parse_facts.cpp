@@ -171,6 +171,15 @@ Atom resolve_triple(const std::string& file, int line, const std::vector<Field>&
 
 }  // namespace
 
+std::string predicate_name(const std::string& text) {
+  try {
+    Cursor cursor(lex::tokenize(text, "query", 1, false), "query");
+    return lex::parse_raw_atom(cursor).predicate.text;
+  } catch (const ParseError&) {
+    return "";
+  }
+}
+
 std::vector<Atom> read_facts_nl(std::istream& in, const std::string& name, KnowledgeBase& kb, NewSymbols policy) {
   Cursor cursor(lex::tokenize(lex::read_all(in), name, 1, true), name);
   PendingSymbols predicates(kb.predicates, policy), constants(kb.constants, policy);

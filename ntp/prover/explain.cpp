@@ -7,6 +7,8 @@
 // front atom is proven next), and a name -> term map mirrors its bindings.
 #include "ntp/prover/explain.h"
 
+#include "ntp/kb/text.h"
+
 #include "ntp/model/conditional.h"
 
 #include <algorithm>
@@ -54,9 +56,8 @@ class Bindings {
 };
 
 std::string atom_text(const Model& model, const NamedAtom& a, const Bindings& b) {
-  std::string s = model.predicate_row_name(a.predicate_row) + "(";
-  for (std::size_t i = 0; i < a.terms.size(); ++i) s += (i ? ", " : "") + b.deref(a.terms[i]);
-  return s + ")";
+  return ntp::atom_text(model.predicate_row_name(a.predicate_row), a.terms.size(),
+                        [&](std::size_t i) { return b.deref(a.terms[i]); });
 }
 
 std::string symbol_name(const Model& model, Table table, int row) {

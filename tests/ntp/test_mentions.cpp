@@ -3,6 +3,7 @@
 // the gradient carried to the words against finite differences, training
 // keeping the rows encoded, and model files keeping the word table.
 #include "ntp/eval/protocol.h"
+#include "ntp/ntp.h"
 #include "ntp/kb/parse.h"
 #include "ntp/kb/pattern.h"
 #include "ntp/kb/text.h"
@@ -247,4 +248,10 @@ TEST_CASE("a phrase never seen in training is encoded from the words the model l
   std::filesystem::remove(test);
   CAPTURE(report.json);
   CHECK(report.json.find("\"corruptions\":16") != std::string::npos);  // 4 sides, each against the 4 other constants
+  // and the Reasoner proves an atom of it
+  const ntp::Reasoner reasoner(m);
+  const ntp::Explanation e = reasoner.prove("\"" + unseen + "\"(a, b)");
+  CHECK(e.atom == "\"" + unseen + "\"(a, b)");
+  CHECK(e.proofs_searched > 0);
+  CHECK_THROWS_AS(reasoner.prove("\"[XXX] is beside [YYY]\"(a, b)"), std::invalid_argument);
 }
