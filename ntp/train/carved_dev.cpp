@@ -1,6 +1,7 @@
 // ntp/train/carved_dev.cpp: dev facts held out of the training facts (see carved_dev.h).
 #include "ntp/train/carved_dev.h"
 
+#include "ntp/kb/pattern.h"
 #include "ntp/train/combine_choice.h"
 
 #include <algorithm>
@@ -27,10 +28,28 @@ bool carves_dev(const TrainingData& data, const ModelOptions& model, const RunOp
   return run.l2_choices.size() >= 2 || chooses_combine || run.mined_rules_on_dev;
 }
 
+namespace {
+
+// The facts dev may hold out: the binary ones, and of those only the facts of
+// relations when the KB has any. A fact stated through a textual pattern
+// (kb/pattern.h) is evidence for the relations, not a question anyone asks:
+// which phrase a text used is not what the choices should be made on.
+std::vector<std::size_t> dev_candidates(const KnowledgeBase& kb) {
+  std::vector<char> pattern(static_cast<std::size_t>(kb.predicates.size()));
+  for (int p = 0; p < kb.predicates.size(); ++p) pattern[static_cast<std::size_t>(p)] = is_pattern(kb.predicates.name(p));
+  std::vector<std::size_t> binary, relations;
+  for (std::size_t i = 0; i < kb.facts.size(); ++i) {
+    if (kb.facts[i].args.size() != 2) continue;
+    binary.push_back(i);
+    if (!pattern[static_cast<std::size_t>(kb.facts[i].predicate)]) relations.push_back(i);
+  }
+  return relations.empty() ? binary : relations;
+}
+
+}  // namespace
+
 TrainingData carve_dev(const TrainingData& data, std::uint64_t seed) {
-  std::vector<std::size_t> binary;
-  for (std::size_t i = 0; i < data.kb.facts.size(); ++i)
-    if (data.kb.facts[i].args.size() == 2) binary.push_back(i);
+  std::vector<std::size_t> binary = dev_candidates(data.kb);
   const std::size_t held = std::min(kCombineChoiceDevAtoms,
                                     std::max<std::size_t>(1, static_cast<std::size_t>(kCarvedDevShare * binary.size())));
   // The first `held` of a partial Fisher-Yates shuffle (the same draw on every platform).

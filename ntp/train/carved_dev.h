@@ -5,7 +5,8 @@
 // beside the model), so a user with a training file alone (Countries ships no
 // usable dev split) would get none of them. Instead, on a KB small enough to
 // train three times over (at most kMaxFactsToCarveDev facts), the run holds
-// out kCarvedDevShare of the binary training facts (at most
+// out kCarvedDevShare of the binary training facts (of relations, not of
+// textual patterns, when it has both; at most
 // kCombineChoiceDevAtoms, drawn with the run's seed), makes its choices with
 // models trained on the rest, and then trains the model on every fact with
 // the values chosen (train.h); the mined rules it keeps are mined again from
