@@ -223,6 +223,21 @@ class Training(unittest.TestCase):
                                     optimizer="adagrad", explore=0.5, seed=3, quiet=True)
         self.assertEqual(again.score(["childOf(c2, p5)"]), r.score(["childOf(c2, p5)"]))
 
+    def test_facts_stated_in_text(self):
+        # Phrases as predicates: their words are learnt, and a phrase never
+        # seen, of known words, is proven and scored too.
+        facts = "".join(f'parentOf(p{i}, c{i}).\n"[X] is the child of [Y]"(c{i}, p{i}).\n' for i in range(8))
+        r = ntp.train_from_text(facts, "2  #1(X, Y) :- #2(Y, X).\n", dim=4, epochs=2, complex=False, k=0, batch=4,
+                                seed=3, quiet=True)
+        self.assertIn("[X] is the child of [Y]", r.predicate_names)
+        self.assertGreater(r.score(['"[X] is the child of [Y]"(c1, p1)'])[0], 0.9)
+        unseen = r.prove('"[X] is child of [Y]"(c1, p1)')  # a phrase never seen, of known words
+        self.assertIn('"[X] is child of [Y]"(c1, p1)', str(unseen))
+        with self.assertRaises(ValueError):
+            r.prove('"[X] is a child of [Y]"(c1, p1)')  # "a" is no word of training
+        seen = r.prove('"[X] is the child of [Y]"(c1, p1)')
+        self.assertIn('"[X] is the child of [Y]"(c1, p1)', str(seen))
+
     def test_conditional_rules_read_per_goal(self):
         facts = "".join(f"parentOf(p{i}, c{i}).\nchildOf(c{i}, p{i}).\n" for i in range(8))
         r = ntp.train_from_text(facts=facts, templates="1  #1(X, Y) :- #2(Y, X).\n", dim=4, epochs=2,
