@@ -119,20 +119,27 @@ static void segment_max_backward(Tape& t, int id) {
 // which is the point of it: with hard max only the winner learns.
 // aux holds w (n, 1); index holds the segments' first rows, then n.
 
+// The first row of each segment, then `rows`; throws ShapeError, naming `op`,
+// for a segment size below 1 or sizes that do not sum to `rows`.
+static std::vector<Index> segment_starts(const char* op, const std::vector<Index>& segment_sizes, Index rows) {
+  std::vector<Index> first{0};
+  for (Index size : segment_sizes) {
+    if (size < 1) throw ShapeError(std::string(op) + ": segment size " + std::to_string(size) + " is not >= 1");
+    first.push_back(first.back() + size);
+  }
+  if (first.back() != rows)
+    throw ShapeError(std::string(op) + ": segment sizes sum to " + std::to_string(first.back()) +
+                     " but the input has " + std::to_string(rows) + " rows");
+  return first;
+}
+
 Var segment_soft_max(Tape& t, Var x, const std::vector<Index>& segment_sizes, Scalar temperature) {
   const Matrix& xv = t.value(x);
   if (xv.cols() != 1)
     throw ShapeError("segment_soft_max: shapes " + shape_of(xv) + " and (" + std::to_string(xv.rows()) +
                      ", 1) differ: input must be a column");
   if (!(temperature > 0)) throw ShapeError("segment_soft_max: temperature " + std::to_string(temperature) + " is not > 0");
-  std::vector<Index> first{0};
-  for (Index size : segment_sizes) {
-    if (size < 1) throw ShapeError("segment_soft_max: segment size " + std::to_string(size) + " is not >= 1");
-    first.push_back(first.back() + size);
-  }
-  if (first.back() != xv.rows())
-    throw ShapeError("segment_soft_max: segment sizes sum to " + std::to_string(first.back()) +
-                     " but the input has shape " + shape_of(xv));
+  const std::vector<Index> first = segment_starts("segment_soft_max", segment_sizes, xv.rows());
   Node& n = t.push("segment_soft_max", {x.id}, static_cast<Index>(segment_sizes.size()), 1, segment_soft_max_backward);
   n.index = first;
   n.aux.resize(xv.rows(), 1);
@@ -166,14 +173,7 @@ static void segment_soft_max_backward(Tape& t, int id) {
 
 Var segment_mean(Tape& t, Var x, const std::vector<Index>& segment_sizes) {
   const Matrix& xv = t.value(x);
-  std::vector<Index> first{0};
-  for (Index size : segment_sizes) {
-    if (size < 1) throw ShapeError("segment_mean: segment size " + std::to_string(size) + " is not >= 1");
-    first.push_back(first.back() + size);
-  }
-  if (first.back() != xv.rows())
-    throw ShapeError("segment_mean: segment sizes sum to " + std::to_string(first.back()) +
-                     " but the input has shape " + shape_of(xv));
+  const std::vector<Index> first = segment_starts("segment_mean", segment_sizes, xv.rows());
   Node& n = t.push("segment_mean", {x.id}, static_cast<Index>(segment_sizes.size()), xv.cols(), segment_mean_backward);
   n.index = first;
   const Matrix& in = t.value(x);

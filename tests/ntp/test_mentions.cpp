@@ -13,6 +13,7 @@
 
 #include "autodiff/ops.h"
 #include "inverse_rule_training.h"
+#include "table_gradcheck.h"
 
 #include <doctest/doctest.h>
 
@@ -148,17 +149,7 @@ TEST_CASE("the gradient on pattern rows reaches the words as finite differences 
     CHECK(m.predicates.grad.row(p).isZero());
   }
   CHECK(m.predicates.is_touched[0]);  // neighborOf keeps its own
-  for (ad::Index i = 0; i < m.mentions.table.value.size(); ++i) {
-    double& x = m.mentions.table.value.data()[i];
-    const double saved = x, eps = 1e-6;
-    x = saved + eps;
-    const double up = loss();
-    x = saved - eps;
-    const double down = loss();
-    x = saved;
-    CAPTURE(i);
-    CHECK(m.mentions.table.grad.data()[i] == doctest::Approx((up - down) / (2 * eps)).epsilon(1e-5).scale(1e-3));
-  }
+  check_table_gradients(m, loss);  // the words against finite differences (pattern rows: 0, re-encoded by loss)
 }
 
 TEST_CASE("training moves the words and keeps every pattern row their mean; model files keep the words") {
