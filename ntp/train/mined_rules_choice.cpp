@@ -40,10 +40,11 @@ std::vector<MinedRule> mine_with_bodies_of(const KnowledgeBase& kb, int max_body
   return mine_rules(kb, mine).rules;
 }
 
-// Whether chains of three are cheap enough to try: (2R)^3 bodies for R relations.
+// Whether chains of three are cheap enough to try: (2R)^3 bodies for R
+// relations, few enough or on few enough facts.
 bool three_atom_chains_are_cheap(const KnowledgeBase& kb) {
-  const long long steps = 2LL * kb.predicates.size();
-  return steps * steps * steps <= kMaxThreeAtomBodies;
+  const long long steps = 2LL * kb.predicates.size(), bodies = steps * steps * steps;
+  return bodies <= kMaxThreeAtomBodies || bodies * static_cast<long long>(kb.facts.size()) <= kMaxThreeAtomWork;
 }
 
 // The rules to try: chains of three (where cheap) and chains of two (the

@@ -283,3 +283,21 @@ TEST_CASE("with_and_without_constants splits a rule set by its rules with a cons
   REQUIRE(alone.size() == 1);
   CHECK(alone[0].first == "chains");
 }
+
+TEST_CASE("chains of three are tried on a small KB of many predicates, as a KB partly stated in text is") {
+  // 20 predicates: (2 x 20)^3 = 64,000 bodies, above kMaxThreeAtomBodies, on 200 facts.
+  std::string facts;
+  for (int i = 0; i < 200; ++i)
+    facts += "r" + std::to_string(i % 20) + "(p" + std::to_string(i % 50) + ", p" + std::to_string((i * 7 + 3) % 50) + ").\n";
+  ntp::TrainingData data = ntp::training_data_from_text(facts, "");
+  for (int c = 1; data.dev.size() < 2; ++c) {  // two atoms of r0 that are no facts
+    const ntp::Atom atom{0, {0, c}};
+    if (!data.kb.contains(atom)) data.dev.push_back(atom);
+  }
+  REQUIRE(data.kb.predicates.size() == 20);
+  REQUIRE(64000 > ntp::kMaxThreeAtomBodies);
+  ntp::Model model = ntp::make_model(data.kb, 8, ntp::ProverConfig{}, 1);
+  const ntp::MinedRulesChoice choice = ntp::choose_mined_rules(model, data);
+  CAPTURE(ntp::describe(choice));
+  CHECK(ntp::describe(choice).find("chains of three") != std::string::npos);
+}
