@@ -150,6 +150,10 @@ FB15K237_PROOFS_RECIPE=(--epochs 1 --combine mean --l2 0.0001 --profile)
 [[ $recipe_kind == defaults && $ks_given == 0 ]] && ks=1
 mkdir -p "$out"
 field() { grep -E "$2" "$1" | sed 's/.*: //'; }
+# wall_seconds / peak_mib TIME: a /usr/bin/time -v report's elapsed seconds
+# and peak resident memory in MiB.
+wall_seconds() { field "$1" "Elapsed \(wall clock\)" | awk -F: '{ if (NF == 3) print $1*3600+$2*60+$3; else print $1*60+$2 }'; }
+peak_mib() { echo $(( $(field "$1" "Maximum resident set size") / 1024 )); }
 
 # first_metric MODEL SCORE EVAL_ARGS...: the first metric of `ntp eval --score SCORE`.
 first_metric() {
@@ -293,8 +297,8 @@ run() {
   else
     max_rule=-
   fi
-  seconds=$(field "$tag.time" "Elapsed \(wall clock\)" | awk -F: '{ if (NF == 3) print $1*3600+$2*60+$3; else print $1*60+$2 }')
-  peak=$(( $(field "$tag.time" "Maximum resident set size") / 1024 ))
+  seconds=$(wall_seconds "$tag.time")
+  peak=$(peak_mib "$tag.time")
   echo "| $set | $k | $seed | ${recipe[*]} ${extra[*]}${choice:+ chosen on dev held out of the training file: $choice} | $metric | $json | $proof_only | $max_rule | $seconds | $(awk -v s="$seconds" -v e="$run_epochs" 'BEGIN { printf "%.2f", s / e }') | $eval_seconds | $peak | $recall |"
   # The large sets' default models: their ComplEx part alone, from the same
   # model file (no second training).
@@ -350,8 +354,8 @@ run_rules() {
   json=$("$ntp" eval --protocol ranking --train "$train" --rules "$tag.tsv" --test "$test_file" --filter "$other" --json \
            2> "$tag.eval.log" | tail -n 1)
   local seconds peak rules
-  seconds=$(field "$tag.time" "Elapsed \(wall clock\)" | awk -F: '{ if (NF == 3) print $1*3600+$2*60+$3; else print $1*60+$2 }')
-  peak=$(( $(field "$tag.time" "Maximum resident set size") / 1024 ))
+  seconds=$(wall_seconds "$tag.time")
+  peak=$(peak_mib "$tag.time")
   rules=$(grep -vc '^%' "$tag.tsv")
   echo "| $1 | - | - | ntp mine ${shape[*]} ${extra[*]} ($rules rules; $(grep -o 'kept on dev: [a-z-]*' "$tag.log" | cut -d' ' -f4)), max aggregation | mrr | $json | - | - | $seconds | - | $(( SECONDS - eval_start )) | $peak | - |"
 }
@@ -395,8 +399,8 @@ run_mentions() {
   local eval_start=$SECONDS json args seconds peak
   mapfile -t args < <(countries_args "countries_s$s" "$dir/test.txt")
   json=$("$ntp" eval --model "$tag.model" "${args[@]}" --json 2> "$tag.eval.log" | tail -n 1)
-  seconds=$(field "$tag.time" "Elapsed \(wall clock\)" | awk -F: '{ if (NF == 3) print $1*3600+$2*60+$3; else print $1*60+$2 }')
-  peak=$(( $(field "$tag.time" "Maximum resident set size") / 1024 ))
+  seconds=$(wall_seconds "$tag.time")
+  peak=$(peak_mib "$tag.time")
   echo "| $set | 1 | $seed | the defaults${extra[*]:+ ${extra[*]}}, chosen on dev held out of the training file: $(program_choices "$tag.log") | auc_pr | $json | - | - | $seconds | $(awk -v s="$seconds" -v e="$epochs" 'BEGIN { printf "%.2f", s / e }') | $(( SECONDS - eval_start )) | $peak | - |"
 }
 

@@ -79,9 +79,10 @@ std::unordered_set<Atom, AtomHash> filter_set(const Model& model, const std::vec
 // The Countries truth file's facts about symbols the model knows (it may name
 // countries the model never saw; those facts cannot be asked about).
 std::vector<Atom> read_truth(const std::string& path, const Model& model);
-// The predicates `files` name that the model does not know, in order of
-// first appearance (the files are read through a copy of its KB).
-std::vector<std::string> new_predicate_names(const Model& model, const std::vector<std::string>& files);
+// The predicates a ranking's test file and filter files name that the model
+// does not know, in order of first appearance (read through a copy of its KB).
+std::vector<std::string> new_predicate_names(const Model& model, const std::string& test,
+                                             const std::vector<std::string>& filter);
 
 struct ClassificationResult {
   double accuracy_per_relation = 0;  // test accuracy, one threshold per relation (from dev)

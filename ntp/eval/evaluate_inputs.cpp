@@ -22,9 +22,11 @@ std::unordered_set<Atom, AtomHash> filter_set(const Model& model, const std::vec
   return known;
 }
 
-std::vector<std::string> new_predicate_names(const Model& model, const std::vector<std::string>& files) {
+std::vector<std::string> new_predicate_names(const Model& model, const std::string& test,
+                                             const std::vector<std::string>& filter) {
   KnowledgeBase scratch = model.kb;  // a copy: the model's vocabularies must keep matching its tables
-  for (const std::string& file : files) read_true_atoms(file, scratch, NewSymbols::Allow);
+  read_facts(test, scratch, NewSymbols::Allow);  // as ranking() and filter_set() read them
+  for (const std::string& file : filter) read_true_atoms(file, scratch, NewSymbols::Allow);
   std::vector<std::string> out;
   for (int p = model.kb.predicates.size(); p < scratch.predicates.size(); ++p) out.push_back(scratch.predicates.name(p));
   return out;

@@ -287,9 +287,7 @@ EvalReport evaluate(const Model& model, const EvalRequest& q, std::shared_ptr<Fa
   // are ranked by a copy of the model that encodes them from its words
   // (mentions.h), searching a fact index of its own.
   if (q.protocol == "ranking" && has_mentions(model)) {
-    std::vector<std::string> files = q.filter;
-    files.push_back(q.test);
-    const std::vector<std::string> unseen = unseen_patterns(model, new_predicate_names(model, files));
+    const std::vector<std::string> unseen = unseen_patterns(model, new_predicate_names(model, q.test, q.filter));
     if (!unseen.empty()) return evaluate(with_patterns(model, unseen), q, nullptr);
   }
   ScoreOptions scoring;

@@ -34,6 +34,9 @@ std::size_t bom_size(const std::string& text);
 
 // Code points in text[from, to): the column distance between two bytes.
 int code_points(const std::string& text, std::size_t from, std::size_t to);
+// Whether `c` can be part of a name outside quotes (a '.' only when a name
+// character follows it).
+bool is_name_char(char c);
 
 enum class TokenKind { Name, LParen, RParen, Comma, Dot, Implies, Less, Greater, End };
 

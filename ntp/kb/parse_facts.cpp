@@ -37,16 +37,22 @@ std::string kb_arity_message(const std::string& predicate, std::size_t here, std
          " in the KB (expected " + arguments(in_kb) + ")";
 }
 
+// Refuses a malformed textual pattern (kb/pattern.h): `name`, a predicate
+// whose first character stands at `column` of `line`.
+void check_pattern(const std::string& file, int line, int column, const std::string& name) {
+  if (!is_pattern(name)) return;
+  std::size_t at = 0;
+  const std::string problem = pattern_problem(name, at);
+  if (!problem.empty()) throw ParseError(file, line, column + lex::code_points(name, 0, at), problem);
+}
+
 // The names of a .nl fact, resolved: no slots, no variables, and (under
 // NewSymbols::Refuse) only symbols the KB already has.
 Atom resolve_fact(const RawAtom& raw, PendingSymbols& predicates, PendingSymbols& constants, const Cursor& cursor) {
   Atom atom;
   const Token& p = raw.predicate;
   if (p.text[0] == '#' && !p.quoted) cursor.fail_at(p, "slot '" + p.text + "' in a fact (expected a predicate name)");
-  std::size_t at = 0;
-  const std::string problem = is_pattern(p.text) ? pattern_problem(p.text, at) : "";
-  if (!problem.empty())
-    throw ParseError(cursor.file(), p.line, p.column + (p.quoted ? 1 : 0) + lex::code_points(p.text, 0, at), problem);
+  check_pattern(cursor.file(), p.line, p.column + (p.quoted ? 1 : 0), p.text);  // a quoted name starts after its quote
   atom.predicate = predicates.lookup(p.text);
   if (atom.predicate < 0)
     cursor.fail_at(p, "unknown predicate '" + p.text + "' (expected a predicate already in the KB)");
@@ -132,14 +138,6 @@ void for_each_tsv_row(const std::string& text, const std::string& file, const st
   }
 }
 
-// Refuses a malformed textual pattern (kb/pattern.h) in a predicate field.
-void check_pattern(const std::string& file, int line, const Field& field) {
-  if (!is_pattern(field.text)) return;
-  std::size_t at = 0;
-  const std::string problem = pattern_problem(field.text, at);
-  if (!problem.empty()) throw ParseError(file, line, field.column + lex::code_points(field.text, 0, at), problem);
-}
-
 // GNTP's mention files add to each triple how often the text states it: a
 // positive count, which does not change the fact.
 void check_count(const std::string& file, int line, const Field& field) {
@@ -221,7 +219,7 @@ std::vector<Atom> read_facts_tsv(std::istream& in, const std::string& name, Know
   for_each_tsv_row(
       lex::read_all(in), name, {"subject", "predicate", "object", "count"},
       [&](int line, const std::vector<Field>& f) {
-        check_pattern(name, line, f[1]);
+        check_pattern(name, line, f[1].column, f[1].text);
         if (f.size() == 4) check_count(name, line, f[3]);
         facts.push_back(resolve_triple(name, line, f, predicates, constants));
       },

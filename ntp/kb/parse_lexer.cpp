@@ -20,10 +20,6 @@ namespace {
 // Blanks separate tokens; form feed and vertical tab are refused by check_text.
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
-// Anything else but the punctuation is part of a name. (A string_view rather
-// than strchr, which would also match the terminating NUL.)
-bool is_name_char(char c) { return !is_blank(c) && std::string_view("(),:%<>.").find(c) == std::string_view::npos; }
-
 // A UTF-8 continuation byte does not start a new column.
 bool starts_code_point(char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }
 
@@ -100,6 +96,10 @@ void check_text(const std::string& text, const std::string& file, int first_line
     i += length;
   }
 }
+
+// Anything else but the punctuation is part of a name. (A string_view rather
+// than strchr, which would also match the terminating NUL.)
+bool is_name_char(char c) { return !is_blank(c) && std::string_view("(),:%<>.").find(c) == std::string_view::npos; }
 
 std::size_t bom_size(const std::string& text) { return text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0; }
 

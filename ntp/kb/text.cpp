@@ -1,19 +1,19 @@
 // ntp/kb/text.cpp: atoms, rules, numbers and JSON as text (see text.h).
 #include "ntp/kb/text.h"
 
+#include "ntp/kb/lexer.h"
+
 #include <charconv>
-#include <string_view>
 #include <cstdio>
 
 namespace ntp {
 
 std::string name_text(const std::string& name) {
-  bool plain = !name.empty() && name.back() != '.';
-  for (std::size_t i = 0; plain && i < name.size(); ++i) {
-    const char c = name[i];
-    plain = std::string_view(" \t(),:%<>\"").find(c) == std::string_view::npos &&
-            !(c == '.' && std::string_view(" \t(),:%<>.\"").find(name[i + 1]) != std::string_view::npos);
-  }
+  // Plain when the lexer reads it whole as one name: name characters, and
+  // dots followed by one; a leading quote would open a quoted name.
+  bool plain = !name.empty() && name.front() != '"';
+  for (std::size_t i = 0; plain && i < name.size(); ++i)
+    plain = lex::is_name_char(name[i]) || (name[i] == '.' && i + 1 < name.size() && lex::is_name_char(name[i + 1]));
   return plain ? name : "\"" + name + "\"";
 }
 

@@ -13,6 +13,9 @@ namespace ntp {
 
 bool has_mentions(const Model& model) { return model.mentions.words.size() > 0; }
 
+namespace {
+
+// The word vocabulary and Model::mentions.words_of, and a zero word table.
 void index_mentions(Model& m) {
   Mentions& men = m.mentions;
   men.words = Vocabulary();
@@ -26,15 +29,21 @@ void index_mentions(Model& m) {
   men.table = ad::Parameter("words", men.words.size(), m.dim);
 }
 
+}  // namespace
+
 void add_mentions(Model& m, std::mt19937_64& rng) {
   index_mentions(m);
   if (!has_mentions(m)) return;
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   for (ad::Index i = 0; i < m.mentions.table.value.size(); ++i) m.mentions.table.value.data()[i] = u(rng);
-  std::vector<int> patterns;
-  for (int p = 0; p < m.num_kb_predicates; ++p)
-    if (!m.mentions.words_of[static_cast<std::size_t>(p)].empty()) patterns.push_back(p);
-  encode_pattern_rows(m, patterns);
+  encode_pattern_rows(m, pattern_rows(m));
+}
+
+std::vector<int> pattern_rows(const Model& m) {
+  std::vector<int> out;
+  for (std::size_t p = 0; p < m.mentions.words_of.size(); ++p)
+    if (!m.mentions.words_of[p].empty()) out.push_back(static_cast<int>(p));
+  return out;
 }
 
 ad::Var encode_patterns(ad::Tape& t, Model& m, const std::vector<int>& rows) {

@@ -26,14 +26,14 @@ namespace ntp {
 
 bool has_mentions(const Model& model);
 
-// Finds the patterns among the KB predicates, builds the word vocabulary
-// (in order of first appearance over the predicate rows) and
-// Model::mentions.words_of, and sizes the word table (zero). Does nothing
-// to a KB without patterns.
-void index_mentions(Model& model);
-// index_mentions, then word rows uniform in [-1, 1] from `rng` and every
-// pattern row encoded from them.
+// Finds the patterns among the KB predicates, builds the word vocabulary (in
+// order of first appearance over the predicate rows) and
+// Model::mentions.words_of, draws the word rows uniform in [-1, 1] from `rng`
+// and encodes every pattern row from them. Draws nothing for a KB without
+// patterns.
 void add_mentions(Model& model, std::mt19937_64& rng);
+// The KB predicate rows that are patterns, ascending.
+std::vector<int> pattern_rows(const Model& model);
 
 // (rows, d) on the tape: the encoder's output for the pattern rows `rows`.
 ad::Var encode_patterns(ad::Tape& tape, Model& model, const std::vector<int>& rows);

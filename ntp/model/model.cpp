@@ -417,10 +417,7 @@ void put_word_table(Reader& r, Model& m, ad::Matrix words) {
            std::to_string(m.mentions.table.value.rows()) + ", " + std::to_string(m.dim) + "))");
   if (!words.allFinite()) r.fail("corrupt model file (a word embedding is not finite)");
   m.mentions.table.value = std::move(words);
-  std::vector<int> patterns;
-  for (int p = 0; p < m.num_kb_predicates; ++p)
-    if (!m.mentions.words_of[static_cast<std::size_t>(p)].empty()) patterns.push_back(p);
-  encode_pattern_rows(m, patterns);
+  encode_pattern_rows(m, pattern_rows(m));
 }
 
 }  // namespace

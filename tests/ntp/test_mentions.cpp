@@ -42,16 +42,9 @@ ntp::KnowledgeBase mention_kb() {
   return kb;
 }
 
-std::vector<int> pattern_rows(const ntp::Model& m) {
-  std::vector<int> out;
-  for (int p = 0; p < m.num_kb_predicates; ++p)
-    if (!m.mentions.words_of[static_cast<std::size_t>(p)].empty()) out.push_back(p);
-  return out;
-}
-
 // Each pattern row is the mean of its words' rows.
 void check_encoded(const ntp::Model& m) {
-  for (int p : pattern_rows(m)) {
+  for (int p : ntp::pattern_rows(m)) {
     ad::Matrix mean = ad::Matrix::Zero(1, m.dim);
     const std::vector<int>& words = m.mentions.words_of[static_cast<std::size_t>(p)];
     for (int w : words) mean += m.mentions.table.value.row(w);
@@ -119,7 +112,7 @@ TEST_CASE("a pattern's row is the mean of its words' rows, words shared between 
   const ntp::Model m = ntp::make_model(mention_kb(), 6, ntp::ProverConfig{}, 3);
   REQUIRE(ntp::has_mentions(m));
   CHECK(m.mentions.words.size() == 8);  // [XXX] is adjacent to [YYY] a neighbour of
-  CHECK(pattern_rows(m).size() == 2);
+  CHECK(ntp::pattern_rows(m).size() == 2);
   CHECK(m.mentions.words_of[0].empty());  // neighborOf is a relation
   check_encoded(m);
   ntp::KnowledgeBase plain;
@@ -132,7 +125,7 @@ TEST_CASE("a pattern's row is the mean of its words' rows, words shared between 
 TEST_CASE("the gradient on pattern rows reaches the words as finite differences of the loss say") {
   ntp::Model m = ntp::make_model(mention_kb(), 4, ntp::ProverConfig{}, 7);
   for (ad::Index i = 0; i < m.mentions.table.value.size(); ++i) m.mentions.table.value.data()[i] *= 0.5;
-  const std::vector<int> patterns = pattern_rows(m);
+  const std::vector<int> patterns = ntp::pattern_rows(m);
   ntp::encode_pattern_rows(m, patterns);
   const std::vector<ntp::Atom> atoms = m.kb.facts;
   const auto loss = [&] {  // ComplEx's scores of every fact, through re-encoded pattern rows
