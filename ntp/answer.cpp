@@ -12,6 +12,7 @@
 #include "ntp/reasoner_state.h"
 
 #include "ntp/eval/rule_ranking.h"
+#include "ntp/model/mentions.h"
 #include "ntp/prover/explain.h"
 
 #include <algorithm>
@@ -178,6 +179,8 @@ const CandidateFinder& Reasoner::State::candidates() const {
 std::vector<Answer> Reasoner::answer(const std::string& text, int top) const {
   const Model& model = state_->model;
   if (top < 0) throw std::invalid_argument("answer: top must be >= 0, got " + std::to_string(top));
+  const std::vector<std::string> unseen = state_->unseen_phrase(text);
+  if (!unseen.empty()) return Reasoner(with_patterns(model, unseen), state_->options).answer(text, top);
   const Query query = parse_query(text, model.kb);
   const Variables v = variables_of(query);
   const int constants = model.kb.constants.size();

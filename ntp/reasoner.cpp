@@ -45,11 +45,14 @@ Reasoner Reasoner::from_facts(TrainingData data) {
 Explanation Reasoner::prove(const std::string& atom, int top_proofs) const {
   // A phrase the model never saw is proven by a copy that encodes it from
   // its words (model/mentions.h), with a fact index of its own.
-  if (has_mentions(state_->model)) {
-    const std::vector<std::string> unseen = unseen_patterns(state_->model, {predicate_name(atom)});
-    if (!unseen.empty()) return Reasoner(with_patterns(state_->model, unseen), state_->options).prove(atom, top_proofs);
-  }
+  const std::vector<std::string> unseen = state_->unseen_phrase(atom);
+  if (!unseen.empty()) return Reasoner(with_patterns(state_->model, unseen), state_->options).prove(atom, top_proofs);
   return prove(parse_atom(atom, state_->model.kb), top_proofs);
+}
+
+std::vector<std::string> Reasoner::State::unseen_phrase(const std::string& text) const {
+  if (!has_mentions(model)) return {};
+  return unseen_patterns(model, {predicate_name(text)});
 }
 
 Explanation Reasoner::prove(const Atom& atom, int top_proofs) const {

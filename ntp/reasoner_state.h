@@ -41,6 +41,10 @@ struct Reasoner::State {
   // The ranking keys of atoms, as the ranking protocol orders them.
   std::vector<RankKey> rank_keys(const std::vector<Atom>& atoms) const;
   Explanation explain(const Atom& atom, int top_proofs) const;  // through `facts`
+  // The phrase an atom's or a query's text names when the model has word
+  // embeddings but never saw that phrase (model/mentions.h); {} otherwise.
+  // Such a text is proven or answered by a copy of the model that encodes it.
+  std::vector<std::string> unseen_phrase(const std::string& text) const;
 };
 
 }  // namespace ntp

@@ -16,6 +16,9 @@ constexpr double kMaxTableEntries = 64.0 * 1024 * 1024;
 // Constants sorted by distance from each constant: C x C ints, rebuilt with
 // the tables. Up to 4,096 constants (64 MiB); beyond, searches scan groups.
 constexpr int kMaxSortedConstants = 4096;
+// A group with fewer than one fact per kSparseGroup constants is scanned
+// whole instead of walked outwards.
+constexpr std::size_t kSparseGroup = 4;
 
 // Squared distances between the rows of a (n, d) and b (m, d): (n, m).
 Eigen::MatrixXf squared_distances(const ad::Matrix& a, const ad::Matrix& b) {
@@ -165,7 +168,10 @@ std::vector<std::vector<int>> TableIndex::search(const std::vector<FactQuery>& q
     for (const auto& [predicate_dist, g] : groups) {
       if (pruned(predicate_dist)) break;
       const Pattern::Group& group = p.by_predicate[static_cast<std::size_t>(g)];
-      if (outward == nullptr) {
+      // A group with few facts (a textual pattern's, say) is cheaper to scan
+      // whole than to walk outwards over constants whose buckets are mostly
+      // empty; the distances are summed in the same order either way.
+      if (outward == nullptr || group.ids.size() * kSparseGroup < outward->size()) {
         for (std::size_t i = 0; i < group.ids.size(); ++i) {
           float dist = predicate_dist;
           for (std::size_t c = 0; c < columns.size(); ++c) dist += columns[c][group.args[c][i]];

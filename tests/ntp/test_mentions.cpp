@@ -238,4 +238,14 @@ TEST_CASE("a phrase never seen in training is encoded from the words the model l
   CHECK(e.atom == "\"" + unseen + "\"(a, b)");
   CHECK(e.proofs_searched > 0);
   CHECK_THROWS_AS(reasoner.prove("\"[XXX] is beside [YYY]\"(a, b)"), std::invalid_argument);
+  // and answers a query of it, as the grown model's own Reasoner does
+  const std::vector<ntp::Answer> answers = reasoner.answer("\"" + unseen + "\"(a, X)", 3);
+  const std::vector<ntp::Answer> grown_answers = ntp::Reasoner(grown).answer("\"" + unseen + "\"(a, X)", 3);
+  REQUIRE(answers.size() == 3);
+  REQUIRE(grown_answers.size() == 3);
+  for (std::size_t i = 0; i < answers.size(); ++i) {
+    CHECK(answers[i].atom == grown_answers[i].atom);
+    CHECK(answers[i].score == grown_answers[i].score);
+  }
+  CHECK_THROWS_AS(reasoner.answer("\"[XXX] is beside [YYY]\"(a, X)", 3), std::invalid_argument);
 }
