@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 # The interpreter the Python module is built for: Debian's, as on a fresh machine and in CI.
 PYTHON  ?= /usr/bin/python3
 
-.PHONY: all deps configure build demo test python test-python test-sanitize test-tsan test-clang fuzz bench static test-portable reproduce clean
+.PHONY: all deps configure build demo test python test-python test-mpi test-sanitize test-tsan test-clang fuzz bench static test-portable reproduce clean
 
 all: build
 
@@ -38,6 +38,15 @@ python:
 # The module's test (tests/python/): the CLI and the module on the family KB.
 test-python: python
 	@cd $(BUILD) && ctest --output-on-failure -R '^python$$'
+
+# `mpirun -np R ntp eval`, a ranking shared by R processes: the command built
+# with Open MPI in its own folder (the default build needs no MPI), and its
+# test (tests/mpi/).
+test-mpi:
+	@tools/install-deps.sh --mpi
+	@cmake -S . -B $(BUILD)-mpi -DCMAKE_BUILD_TYPE=Release -DNTP_MPI=ON $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD)-mpi -j $(JOBS) --target ntp
+	@cd $(BUILD)-mpi && ctest --output-on-failure -R '^mpi_'
 
 # The whole test suite under AddressSanitizer and UBSan, in its own build
 # folder. -O1 -g without NDEBUG: Eigen's bounds checks stay on, and the suite

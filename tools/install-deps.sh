@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages ntp needs to build and test, and nothing else.
 # Does nothing (and needs no network) when they are all present.
-# Usage: tools/install-deps.sh [--bench | --clang | --fuzz | --python | --qemu]
+# Usage: tools/install-deps.sh [--bench | --clang | --fuzz | --python | --qemu | --mpi]
 #        (--bench adds hnswlib and hyperfine, which only the benchmark programs
 #        use; --clang adds clang and LLVM's OpenMP runtime, for `make
 #        test-clang`; --fuzz adds libFuzzer to those, which only `make fuzz`
 #        uses; --python adds pybind11, Python's headers and NumPy, for `make
 #        python`; --qemu adds qemu-user, which `make test-portable` uses to
-#        run the static binary as older CPUs)
+#        run the static binary as older CPUs; --mpi adds Open MPI, for `make
+#        test-mpi`)
 set -euo pipefail
 
 packages=(g++ cmake make pkg-config python3 libeigen3-dev libnanoflann-dev doctest-dev libcxxopts-dev)
@@ -21,6 +22,8 @@ elif [[ "${1:-}" == "--python" ]]; then
   packages+=(pybind11-dev python3-dev python3-numpy)
 elif [[ "${1:-}" == "--qemu" ]]; then
   packages+=(qemu-user)
+elif [[ "${1:-}" == "--mpi" ]]; then
+  packages+=(openmpi-bin libopenmpi-dev)
 fi
 
 missing=()

@@ -9,6 +9,7 @@
 #include "ntp/model/complex.h"
 #include "ntp/model/mentions.h"
 #include "ntp/eval/sample.h"
+#include "ntp/eval/shards.h"
 
 #include "ntp/kb/parse.h"
 #include "ntp/index/make_fact_index.h"
@@ -16,6 +17,7 @@
 #include "ntp/kb/atomic_file.h"
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <ostream>
@@ -187,6 +189,20 @@ RankingResult rank_by_mined_rules(const Model& model, const std::vector<Atom>& r
   return rank_by_rules(model.kb, rules, ranked, known, alone);
 }
 
+// The ranking of `ranked` by `rank`, whole, or as q.shard's process of a
+// group ranks its share and gathers the others' (shards.h).
+RankingResult rank_shard(const std::vector<Atom>& ranked, const EvalRequest& q,
+                         const std::function<RankingResult(const std::vector<Atom>&)>& rank) {
+  check_shard(q.shard);
+  if (q.shard.count == 1) return rank(ranked);
+  const std::vector<std::size_t> mine = shard_triples(ranked.size(), q.shard);
+  std::vector<Atom> share;
+  for (std::size_t t : mine) share.push_back(ranked[t]);
+  std::vector<SideRank> sides = rank(share).ranks;
+  for (SideRank& s : sides) s.triple = mine[s.triple];
+  return gather_shards(q.shard, std::move(sides));
+}
+
 void ranking(const Model& model, const EvalRequest& q, const ScoreOptions& given, EvalReport& report) {
   KnowledgeBase kb = model.kb;  // read through a copy: refusing new symbols, so never changed
   const std::vector<Atom> atoms = read_facts(q.test, kb, NewSymbols::Refuse);
@@ -194,9 +210,11 @@ void ranking(const Model& model, const EvalRequest& q, const ScoreOptions& given
   const std::vector<Atom> ranked = triples_to_rank(atoms, q);
   const ScoreOptions scoring = exact_unless_named(model, q, given, report);
   const bool by_rules = ranks_by_rules(model, q);
-  const RankingResult result = by_rules ? rank_by_mined_rules(model, ranked, known, scoring, q, report)
-                                        : rank_by_model(model, ranked, known, scoring, q);
-  if (!q.ranks.empty()) write_ranks(q.ranks, model, ranked, result);
+  const RankingResult result = rank_shard(ranked, q, [&](const std::vector<Atom>& share) {
+    return by_rules ? rank_by_mined_rules(model, share, known, scoring, q, report)
+                    : rank_by_model(model, share, known, scoring, q);
+  });
+  if (!q.ranks.empty() && q.shard.index == 0) write_ranks(q.ranks, model, ranked, result);
   const RankingMetrics& m = result.mean_ties;
   report.lines.push_back(ranking_line(m, std::to_string(m.count) + " ranks, ties by mean rank"));
   report.lines.push_back(ranking_line(result.optimistic_ties, "ties optimistic, as the reference code"));

@@ -236,6 +236,10 @@ RankingResult evaluate_ranking(const Model& model, const std::vector<Atom>& test
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
 
+  return summarise_ranks(std::move(ranks));
+}
+
+RankingResult summarise_ranks(std::vector<SideRank> ranks) {
   RankingResult result;
   std::vector<double> mean_ranks, optimistic_ranks;
   for (const SideRank& r : ranks) {

@@ -136,6 +136,10 @@ struct RankingResult {
 // Each ranked side's reciprocal rank (ties by mean rank), in `r.ranks`' order.
 std::vector<double> reciprocal_ranks(const RankingResult& r);
 
+// The metrics of ranked sides, summed in the order given (the ranks kept as
+// given).
+RankingResult summarise_ranks(std::vector<SideRank> ranks);
+
 // `known` holds every true atom to filter out (train ∪ dev ∪ test). Sides
 // are ranked in parallel (OpenMP).
 RankingResult evaluate_ranking(const Model& model, const std::vector<Atom>& test,

@@ -10,6 +10,18 @@
 
 namespace ntp {
 
+// A ranking shared by a group of processes (`mpirun -np R ntp eval`): this
+// one ranks the test triples i with i % count == index, and `all_gather`
+// takes its ranked sides (as bytes the library writes and reads) and returns
+// every process's, in process order, so that each can report on all of them:
+// the figures and the ranks file are those of one process ranking them all.
+// Only process 0 writes the ranks file.
+struct EvalShard {
+  int index = 0;
+  int count = 1;
+  std::function<std::vector<std::vector<unsigned char>>(const std::vector<unsigned char>&)> all_gather;
+};
+
 struct EvalRequest {
   std::string protocol;              // "countries", "ranking" or "classification"
   std::string test;                  // countries: test countries, one per line; ranking: facts; classification: labelled TSV
@@ -42,6 +54,7 @@ struct EvalRequest {
   std::string rule_ties = "mean";
   // ranking: called after each ranked side with (sides done, sides in all).
   std::function<void(std::size_t, std::size_t)> progress;
+  EvalShard shard;  // ranking: this process's share when several rank together
 };
 
 struct EvalReport {

@@ -199,17 +199,6 @@ SideRank rank_side(const KnowledgeBase& kb, const Atom& atom, int open, const st
   return r;
 }
 
-// The metrics of ranked sides.
-void summarise(RankingResult& result) {
-  std::vector<double> mean, optimistic;
-  for (const SideRank& r : result.ranks) {
-    mean.push_back(r.mean), optimistic.push_back(r.optimistic);
-    result.tied_ranks += r.tied, result.tied_on_score_alone += r.tied_on_score;
-  }
-  result.mean_ties = ranking_metrics(mean);
-  result.optimistic_ties = ranking_metrics(optimistic);
-}
-
 // What the rules and the model say of one side, to rank its truth with:
 // the unfiltered constants the rules predicted (besides the truth) whose
 // order the model's keys decide, with the model's keys of the truth
@@ -314,9 +303,8 @@ RankingResult rank_rules_first(const Model& model, const std::vector<MinedRule>&
       result.ranks[i] = rank_side_rules_first(alone.ranks[i], side);
     }
   }
-  summarise(result);
   if (model_alone) *model_alone = alone;
-  return result;
+  return summarise_ranks(std::move(result.ranks));
 }
 
 namespace {
@@ -389,7 +377,7 @@ std::vector<RankingResult> rank_with_rule_evidence(const Model& model, const std
       if (options.progress) options.progress(++done, 2 * test.size());
     }
   }
-  for (RankingResult& r : results) summarise(r);
+  for (RankingResult& r : results) r = summarise_ranks(std::move(r.ranks));
   return results;
 }
 
@@ -421,8 +409,7 @@ RankingResult rank_by_rules(const KnowledgeBase& kb, const std::vector<MinedRule
       if (o.progress) o.progress(++done, result.ranks.size());
     }
   }
-  summarise(result);
-  return result;
+  return summarise_ranks(std::move(result.ranks));
 }
 
 }  // namespace ntp

@@ -5,6 +5,7 @@
 // (2 for bad usage). Progress goes to stderr; results to stdout, and with
 // --json a single JSON object is the last line of stdout.
 #include "ntp/ntp.h"
+#include "process_group.h"
 
 #include <cxxopts.hpp>
 #include <omp.h>
@@ -362,7 +363,20 @@ void add_eval_options(cxxopts::Options& o) {
     ("json", "print the metrics as one JSON object on the last line");
 }
 
-int cmd_eval(int argc, char** argv) {
+// Under `mpirun -np R`, the ranking's test triples are shared between the
+// processes (ntp/eval/shards.h); process 0 alone prints and writes.
+void share_with(const ProcessGroup& group, ntp::EvalRequest& q) {
+  if (group.size() == 1) return;
+  if (q.protocol != "ranking")
+    throw UsageError("only the ranking protocol is shared between processes: run --protocol " + q.protocol +
+                     " as one process (it takes seconds)");
+  q.shard.index = group.rank();
+  q.shard.count = group.size();
+  q.shard.all_gather = [&group](const std::vector<unsigned char>& mine) { return group.all_gather(mine); };
+  if (group.rank() != 0) q.progress = nullptr;
+}
+
+int cmd_eval(int argc, char** argv, const ProcessGroup& group) {
   cxxopts::Options o("ntp eval", "Evaluate a model with one of the NTP protocols.");
   add_eval_options(o);
   add_search_options(o);
@@ -392,7 +406,9 @@ int cmd_eval(int argc, char** argv) {
   q.sample = static_cast<std::size_t>(r["sample"].as<int>());
   q.sample_seed = r["sample-seed"].as<unsigned long long>();
   if (!r.count("quiet")) q.progress = progress_line("ranked", "sides");
+  share_with(group, q);
   const ntp::EvalReport report = as_usage_error([&] { return reasoner.evaluate(q); });
+  if (group.rank() != 0) return 0;
   if (!report.note.empty()) std::cout << report.note << "\n";
   for (const std::string& line : report.lines) std::cout << line << "\n";
   if (r.count("json")) std::cout << report.json << std::endl;
@@ -676,9 +692,15 @@ int cmd_mine(int argc, char** argv) {
   return 0;
 }
 
-}  // namespace
+// What a process of a group (`mpirun -np R`) says before every process ends.
+int group_failed(const ProcessGroup& group, const std::string& command, int code) {
+  if (group.size() == 1) return code;
+  std::cerr << "ntp " << command << ": process " << group.rank() << " of " << group.size()
+            << " failed; stopping them all\n";
+  group.abort(code);
+}
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv, const ProcessGroup& group) {
   if (argc >= 2 && std::string(argv[1]) == "--version") {
     std::cout << ntp::build_line() << "\n";
     return 0;
@@ -689,8 +711,11 @@ int main(int argc, char** argv) {
   }
   const std::string command = argv[1];
   try {
+    if (group.size() > 1 && command != "eval")
+      throw std::invalid_argument("only `ntp eval --protocol ranking` is shared between processes (mpirun -np " +
+                                  std::to_string(group.size()) + "); run `ntp " + command + "` as one process");
     if (command == "train") return cmd_train(argc - 1, argv + 1);
-    if (command == "eval") return cmd_eval(argc - 1, argv + 1);
+    if (command == "eval") return cmd_eval(argc - 1, argv + 1, group);
     if (command == "prove") return cmd_prove(argc - 1, argv + 1);
     if (command == "answer") return cmd_answer(argc - 1, argv + 1);
     if (command == "rules") return cmd_rules(argc - 1, argv + 1);
@@ -699,9 +724,16 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const UsageError& e) {
     std::cerr << "ntp " << command << ": " << e.what() << " (see `ntp " << command << " --help`)\n";
-    return 2;
+    return group_failed(group, command, 2);
   } catch (const std::exception& e) {
     std::cerr << "ntp " << command << ": " << e.what() << "\n";
-    return 1;
+    return group_failed(group, command, 1);
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const ProcessGroup group(&argc, &argv);
+  return run(argc, argv, group);
 }

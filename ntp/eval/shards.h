@@ -1,0 +1,35 @@
+// ntp/eval/shards.h: one ranking shared by a group of processes (EvalShard).
+//
+// Each process ranks every count-th test triple, starting at its index; the
+// ranked sides travel as bytes (the transport, MPI in the `ntp` command, only
+// moves them) and are put back in test order, so that the metrics, summed in
+// that order, and the ranks file are those of one process: a side's rank
+// depends only on the model, its triple and the filter, never on which other
+// triples a process ranked.
+#pragma once
+
+#include "ntp/eval/ranking.h"
+#include "ntp/eval/request.h"
+
+#include <cstddef>
+#include <vector>
+
+namespace ntp {
+
+// Throws std::invalid_argument unless 0 <= index < count, and a group of
+// several has an all_gather.
+void check_shard(const EvalShard& shard);
+
+// The test triples `shard` ranks, of `triples` in all: index, index + count, ...
+std::vector<std::size_t> shard_triples(std::size_t triples, const EvalShard& shard);
+
+// Sides as bytes, and back; decode_sides throws std::runtime_error on bytes
+// that are not a whole number of encoded sides.
+std::vector<unsigned char> encode_sides(const std::vector<SideRank>& sides);
+std::vector<SideRank> decode_sides(const std::vector<unsigned char>& bytes);
+
+// Every process's sides (`mine` are this one's, their triples indices into
+// the whole test list), in test order, subject side first, and their metrics.
+RankingResult gather_shards(const EvalShard& shard, std::vector<SideRank> mine);
+
+}  // namespace ntp
