@@ -145,6 +145,12 @@ struct TimeSplit {
   double optimiser = 0;
   double recall_probes = 0;       // measuring recall (exact searches)
   long long goals = 0;            // goals proven (positives and negatives)
+  // The rows of the trained tables that steps gave a gradient (what the
+  // optimiser moved), and their bytes: what processes training together
+  // would have to sum a step, the gradient being sparse.
+  long long steps = 0;
+  long long gradient_rows = 0;
+  double gradient_bytes = 0;
   FactIndexStats index;           // the fact index's own counts (queries, relinked rows, widened searches)
 };
 

@@ -176,11 +176,23 @@ void forget_unread_slots(Model& model, const ProofBatch& proofs) {
   forget_rows(model.conditioning.weights, [&](Eigen::Index r) { return slot_read[static_cast<std::size_t>(r / model.dim)] != 0; });
 }
 
+// Counts the rows with a gradient in the tables the optimiser will move
+// (TimeSplit::gradient_rows), before its step clears them.
+void count_gradient_rows(const Learner& l, TimeSplit& time) {
+  ++time.steps;
+  for (const ad::Parameter* table : l.parameters) {
+    time.gradient_rows += static_cast<long long>(table->touched.size());
+    time.gradient_bytes += static_cast<double>(table->touched.size()) * static_cast<double>(table->value.cols()) *
+                           sizeof(ad::Scalar);
+  }
+}
+
 // The optimiser's step on every touched row; returns the rows it moved.
 // Pattern rows move through their words (mentions.h): their gradient goes to
 // the words first, and they are encoded again after the words moved.
-MovedRows update(Learner& l, const StepPosition& at) {
+MovedRows update(Learner& l, const StepPosition& at, TimeSplit& time) {
   push_pattern_gradients(l.model);
+  count_gradient_rows(l, time);
   MovedRows moved = rows_to_move(l.model);
   std::vector<int> patterns;
   if (has_mentions(l.model)) patterns = patterns_reading(l.model, l.model.mentions.table.touched);
@@ -208,7 +220,7 @@ double complex_update(Learner& learner, ad::Var step_loss, std::size_t goals, co
   const double value = loss_value(learner.tape, step_loss, at);
   learner.tape.backward(step_loss);
   timer.lap(&TimeSplit::backward);
-  update(learner, at);
+  update(learner, at, timer.time());
   timer.lap(&TimeSplit::optimiser);
   timer.time().goals += static_cast<long long>(goals);
   return value;
@@ -249,7 +261,7 @@ double train_step(Learner& learner, RecallProbe& probe, const StepGoals& batch, 
   if (table) forget_unread_slots(learner.model, proofs);
   if (learner.freeze_kb) freeze_kb_rows(learner.model);
   timer.lap(&TimeSplit::backward);
-  const MovedRows moved = update(learner, at);
+  const MovedRows moved = update(learner, at, timer.time());
   timer.lap(&TimeSplit::optimiser);
   refresh(learner, probe, moved);
   timer.lap(&TimeSplit::index_maintenance);

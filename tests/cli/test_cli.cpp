@@ -218,6 +218,13 @@ TEST_CASE("training through the HNSW index reports its recall and, with --profil
   CHECK(train.err.find("probes, hnsw)") != std::string::npos);
   CHECK(train.err.find("time: proof search ") != std::string::npos);
   CHECK(train.err.find("goals/s") != std::string::npos);
+  // the gradient rows a step moved: some, each of 10 doubles (predicate and constant rows, dim 10)
+  const std::size_t gradient = train.err.find("; gradient ");
+  REQUIRE(gradient != std::string::npos);
+  double rows = 0, kib = 0;
+  REQUIRE(std::sscanf(train.err.c_str() + gradient, "; gradient %lf rows, %lf KiB a step", &rows, &kib) == 2);
+  CHECK(rows >= 1);
+  CHECK(kib == doctest::Approx(rows * 10 * 8 / 1024).epsilon(0.05));
   // The model keeps its index; eval and prove use it.
   const Run eval = ntp("eval --model " + model + " --protocol ranking --test " + kFamily + "/test.nl --json");
   REQUIRE_MESSAGE(eval.status == 0, eval.err);
