@@ -291,7 +291,7 @@ void add_run_settings(std::vector<TrainOption>& t) {
                [](const S& s) { return s.run.log_path; }, [](S& s, V v) { s.run.log_path = v; }});
   t.push_back({"profile", OptionGroup::Output, OptionKind::Flag,
                "print where each epoch's time goes (proof search, retrieval, index maintenance, forward, "
-               "backward, optimiser)",
+               "backward, optimiser) and the gradient a step gives (rows, bytes)",
                [](const S& s) { return text(s.train.profile); }, [](S& s, V v) { s.train.profile = read_bool(v); }});
 }
 
