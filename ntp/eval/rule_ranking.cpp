@@ -287,8 +287,7 @@ RankingResult rank_rules_first(const Model& model, const std::vector<MinedRule>&
   const RankingResult alone = evaluate_ranking(model, test, known, scoring, options);
   const RelationGraph g(model.kb);
   const AppliedRules applied(model.kb.predicates.size(), rules);
-  RankingResult result;
-  result.ranks.resize(alone.ranks.size());
+  std::vector<SideRank> ranks(alone.ranks.size());
 #pragma omp parallel
   {
     SideScratch scratch;
@@ -300,11 +299,11 @@ RankingResult rank_rules_first(const Model& model, const std::vector<MinedRule>&
       const int open = alone.ranks[i].side;
       predict(applied, atom.predicate, atom.args[static_cast<std::size_t>(1 - open)], open, how, scratch, g, walker);
       const PredictedSide side = keys_of_predicted(model, atom, open, scoring, known, scratch, how);
-      result.ranks[i] = rank_side_rules_first(alone.ranks[i], side);
+      ranks[i] = rank_side_rules_first(alone.ranks[i], side);
     }
   }
   if (model_alone) *model_alone = alone;
-  return summarise_ranks(std::move(result.ranks));
+  return summarise_ranks(std::move(ranks));
 }
 
 namespace {
@@ -389,8 +388,7 @@ RankingResult rank_by_rules(const KnowledgeBase& kb, const std::vector<MinedRule
   const RelationGraph g(kb);
   const AppliedRules applied(kb.predicates.size(), rules);
   const SideCounts side_counts = count_sides(known);
-  RankingResult result;
-  result.ranks.resize(2 * test.size());
+  std::vector<SideRank> ranks(2 * test.size());
   std::size_t done = 0;
 #pragma omp parallel
   {
@@ -398,18 +396,18 @@ RankingResult rank_by_rules(const KnowledgeBase& kb, const std::vector<MinedRule
     scratch.slot.assign(static_cast<std::size_t>(kb.constants.size()), 0);
     PathWalker walker(g);
 #pragma omp for schedule(dynamic, 4)
-    for (std::size_t i = 0; i < result.ranks.size(); ++i) {
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
       const Atom& atom = test[i / 2];
       const int open = static_cast<int>(i % 2);
       predict(applied, atom.predicate, atom.args[static_cast<std::size_t>(1 - open)], open, o.aggregation, scratch, g, walker);
       const std::vector<double> scores = o.tie_scores ? o.tie_scores(atom, open) : std::vector<double>();
-      result.ranks[i] = rank_side(kb, atom, open, known, side_counts, o.aggregation, scratch, scores);
-      result.ranks[i].triple = i / 2;
+      ranks[i] = rank_side(kb, atom, open, known, side_counts, o.aggregation, scratch, scores);
+      ranks[i].triple = i / 2;
 #pragma omp critical(ntp_rule_ranking_progress)
-      if (o.progress) o.progress(++done, result.ranks.size());
+      if (o.progress) o.progress(++done, ranks.size());
     }
   }
-  return summarise_ranks(std::move(result.ranks));
+  return summarise_ranks(std::move(ranks));
 }
 
 }  // namespace ntp
