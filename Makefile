@@ -45,7 +45,7 @@ test-python: python
 test-mpi:
 	@tools/install-deps.sh --mpi
 	@cmake -S . -B $(BUILD)-mpi -DCMAKE_BUILD_TYPE=Release -DNTP_MPI=ON $(CMAKE_FLAGS) >/dev/null
-	@cmake --build $(BUILD)-mpi -j $(JOBS) --target ntp
+	@cmake --build $(BUILD)-mpi -j $(JOBS) --target ntp model_distance
 	@cd $(BUILD)-mpi && ctest --output-on-failure -R '^mpi_'
 
 # The whole test suite under AddressSanitizer and UBSan, in its own build

@@ -193,7 +193,7 @@ RankingResult rank_by_mined_rules(const Model& model, const std::vector<Atom>& r
 // group ranks its share and gathers the others' (shards.h).
 RankingResult rank_shard(const std::vector<Atom>& ranked, const EvalRequest& q,
                          const std::function<RankingResult(const std::vector<Atom>&)>& rank) {
-  check_shard(q.shard);
+  check_share(q.shard);
   if (q.shard.count == 1) return rank(ranked);
   const std::vector<std::size_t> mine = shard_triples(ranked.size(), q.shard);
   std::vector<Atom> share;

@@ -2,6 +2,8 @@
 // report: plain data, for the API (Reasoner::evaluate) and `ntp eval`.
 #pragma once
 
+#include "ntp/kb/process_share.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -9,18 +11,6 @@
 #include <vector>
 
 namespace ntp {
-
-// A ranking shared by a group of processes (`mpirun -np R ntp eval`): this
-// one ranks the test triples i with i % count == index, and `all_gather`
-// takes its ranked sides (as bytes the library writes and reads) and returns
-// every process's, in process order, so that each can report on all of them:
-// the figures and the ranks file are those of one process ranking them all.
-// Only process 0 writes the ranks file.
-struct EvalShard {
-  int index = 0;
-  int count = 1;
-  std::function<std::vector<std::vector<unsigned char>>(const std::vector<unsigned char>&)> all_gather;
-};
 
 struct EvalRequest {
   std::string protocol;              // "countries", "ranking" or "classification"
@@ -54,7 +44,11 @@ struct EvalRequest {
   std::string rule_ties = "mean";
   // ranking: called after each ranked side with (sides done, sides in all).
   std::function<void(std::size_t, std::size_t)> progress;
-  EvalShard shard;  // ranking: this process's share when several rank together
+  // ranking: this process's share when a group ranks together (`mpirun -np R
+  // ntp eval`): it ranks the test triples i with i % count == index, and every
+  // process gets the figures and ranks of them all (eval/shards.h); only
+  // process 0 writes the ranks file.
+  ProcessShare shard;
 };
 
 struct EvalReport {

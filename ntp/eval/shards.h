@@ -1,4 +1,4 @@
-// ntp/eval/shards.h: one ranking shared by a group of processes (EvalShard).
+// ntp/eval/shards.h: one ranking shared by a group of processes (ProcessShare).
 //
 // Each process ranks every count-th test triple, starting at its index; the
 // ranked sides travel as bytes (the transport, MPI in the `ntp` command, only
@@ -16,12 +16,8 @@
 
 namespace ntp {
 
-// Throws std::invalid_argument unless 0 <= index < count, and a group of
-// several has an all_gather.
-void check_shard(const EvalShard& shard);
-
 // The test triples `shard` ranks, of `triples` in all: index, index + count, ...
-std::vector<std::size_t> shard_triples(std::size_t triples, const EvalShard& shard);
+std::vector<std::size_t> shard_triples(std::size_t triples, const ProcessShare& shard);
 
 // Sides as bytes, and back; decode_sides throws std::runtime_error on bytes
 // that are not a whole number of encoded sides.
@@ -30,6 +26,6 @@ std::vector<SideRank> decode_sides(const std::vector<unsigned char>& bytes);
 
 // Every process's sides (`mine` are this one's, their triples indices into
 // the whole test list), in test order, subject side first, and their metrics.
-RankingResult gather_shards(const EvalShard& shard, std::vector<SideRank> mine);
+RankingResult gather_shards(const ProcessShare& shard, std::vector<SideRank> mine);
 
 }  // namespace ntp

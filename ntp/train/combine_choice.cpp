@@ -67,8 +67,10 @@ RoundsDone rank_in_rounds(const std::vector<Atom>& atoms, const ChoiceLimits& li
   const Clock::time_point start = Clock::now();
   Clock::time_point shown = start;
   while (done.atoms < atoms.size()) {
-    if (limits.stop != nullptr && limits.stop->load()) { done.stopped = true; break; }
-    if (done.atoms > 0 && limits.seconds > 0 && seconds_since(start) > limits.seconds) { done.over_budget = true; break; }
+    done.stopped = any_process(limits.share, limits.stop != nullptr && limits.stop->load());
+    done.over_budget = !done.stopped && any_process(limits.share, done.atoms > 0 && limits.seconds > 0 &&
+                                                                     seconds_since(start) > limits.seconds);
+    if (done.stopped || done.over_budget) break;
     const std::size_t end = std::min(atoms.size(), done.atoms + kCombineChoiceRound);
     rank_round(std::vector<Atom>(atoms.begin() + static_cast<std::ptrdiff_t>(done.atoms),
                                  atoms.begin() + static_cast<std::ptrdiff_t>(end)));

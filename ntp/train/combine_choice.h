@@ -9,6 +9,7 @@
 // a run finds out without a setting typed per data set.
 #pragma once
 
+#include "ntp/kb/process_share.h"
 #include "ntp/model/model.h"
 #include "ntp/train/training_data.h"
 
@@ -32,9 +33,12 @@ constexpr std::size_t kCombineChoiceRound = 20;
 // What bounds a choice: once `seconds` have passed (0: no budget) the dev
 // atoms measured so far decide, and a raised `stop` ends it at the next
 // round, keeping the best rule so far (the model's own with no round done).
+// In a group of processes (`share`), each makes the same choice: the rounds
+// end for all of them where one's budget or stop ends them.
 struct ChoiceLimits {
   double seconds = 0;
   const std::atomic<bool>* stop = nullptr;
+  ProcessShare share;
 };
 
 // How far a choice's rounds got before it ended.

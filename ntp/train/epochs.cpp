@@ -35,7 +35,10 @@ class EpochLoop {
         learner_(model, options),
         probe_(model, *learner_.facts, options),
         start_(resume()),
-        progress_(hooks.progress, options, start_.epoch, batches_.steps_per_epoch()) {}
+        progress_(hooks.progress, options, start_.epoch, batches_.steps_per_epoch()) {
+    check_share(hooks.share);
+    learner_.share = hooks.share;
+  }
 
   bool run() {
     for (int epoch = start_.epoch; epoch <= options_.epochs; ++epoch)
@@ -45,6 +48,7 @@ class EpochLoop {
 
  private:
   StepPosition resume();
+  bool stop_requested() const { return any_process(hooks_.share, hooks_.stop_requested()); }
   bool run_epoch(int epoch, std::size_t first_step);
   std::size_t steps_per_update(int epoch) const;
   double run_steps(int epoch, std::size_t first, std::size_t last, double temperature, StepTimer& timer);
@@ -93,7 +97,7 @@ bool EpochLoop::run_epoch(int epoch, std::size_t first_step) {
   for (std::size_t step = first_step; step < steps;) {
     const std::size_t next = std::min(steps, step + steps_per_update(epoch));
     loss_sum_ += run_steps(epoch, step, next, temperature, timer);
-    if (next < steps && hooks_.stop_requested()) {  // at an epoch's end, stop after it
+    if (next < steps && stop_requested()) {  // at an epoch's end, stop after it
       refresh_rule_rows(learner_);  // the caller saves the model
       save(epoch - 1, next);
       progress_.stopped();
@@ -108,7 +112,7 @@ bool EpochLoop::run_epoch(int epoch, std::size_t first_step) {
     timer.lap(&TimeSplit::index_maintenance);
   }
   finish_epoch(epoch, std::chrono::duration<double>(std::chrono::steady_clock::now() - epoch_start).count(), time);
-  return epoch == options_.epochs || !hooks_.stop_requested();
+  return epoch == options_.epochs || !stop_requested();
 }
 
 // Steps that make one update: one, but in ComplEx-only epochs with the

@@ -6,6 +6,7 @@
 // that a checkpoint can store and a later call resume from.
 #pragma once
 
+#include "ntp/kb/process_share.h"
 #include "ntp/model/model.h"
 #include "ntp/train/options.h"
 #include "ntp/train/training_state.h"
@@ -21,8 +22,13 @@ struct EpochHooks {
   // After each epoch, with the state already at its end: may set the
   // report's note (a dev metric), shown on the epoch's progress line.
   std::function<void(EpochReport&)> after_epoch = [](EpochReport&) {};
-  // Asked after every step: true stops training there (the last epoch is finished regardless).
+  // Asked after every step: true stops training there (the last epoch is
+  // finished regardless). In a group, asked of every process: the group
+  // stops where any of them says so.
   std::function<bool()> stop_requested = [] { return false; };
+  // The processes training together, each proving its share of every step's
+  // goals (shared_gradient.h); alone by default.
+  ProcessShare share;
 };
 
 // Trains `model` in place on model.kb.facts, from the start or, if `state`

@@ -94,6 +94,7 @@ void check_options(const RunOptions& o) {
         throw std::invalid_argument("the L2 coefficients to choose from must differ; " + format_number(o.l2_choices[i]) +
                                     " is given twice");
   }
+  check_share(o.share);
 }
 
 }  // namespace ntp

@@ -7,6 +7,7 @@
 // front end may call them before reading any data.
 #pragma once
 
+#include "ntp/kb/process_share.h"
 #include "ntp/model/config.h"
 
 #include <atomic>
@@ -144,6 +145,7 @@ struct TimeSplit {
   double backward = 0;
   double optimiser = 0;
   double recall_probes = 0;       // measuring recall (exact searches)
+  double group = 0;               // summing the gradient over a group of processes (shared_gradient.h)
   long long goals = 0;            // goals proven (positives and negatives)
   // The rows of the trained tables that steps gave a gradient (what the
   // optimiser moved), and their bytes: what processes training together
@@ -151,6 +153,7 @@ struct TimeSplit {
   long long steps = 0;
   long long gradient_rows = 0;
   double gradient_bytes = 0;
+  double group_bytes = 0;         // in a group: the bytes this process sent, summing its gradient
   FactIndexStats index;           // the fact index's own counts (queries, relinked rows, widened searches)
 };
 
@@ -209,6 +212,12 @@ struct RunOptions {
   // May be raised at any time (by a signal handler): the run finishes its
   // step, writes the checkpoint and returns. Null: the run is never stopped.
   const std::atomic<bool>* stop = nullptr;
+  // The processes training together (`mpirun -np R ntp train`): each proves
+  // its share of every step's goals, and all of them hold the same model
+  // (train/shared_gradient.h). Every process runs the whole run, choices on
+  // dev included, and writes its own files: a caller gives the others paths
+  // of their own. Alone by default.
+  ProcessShare share;
 };
 void check_options(const RunOptions& options);
 

@@ -7,6 +7,7 @@
 #include "ntp/model/mentions.h"
 #include "ntp/model/rule_attention.h"
 #include "ntp/train/non_finite_error.h"
+#include "ntp/train/shared_gradient.h"
 
 #include <algorithm>
 #include <cmath>
@@ -92,6 +93,24 @@ ad::Var loss(Learner& l, ad::Var scores, const StepGoals& batch) {
   const ad::Var total = ad::binary_cross_entropy(l.tape, scores, batch.labels);
   if (!l.model.prover.complex) return total;
   return ad::add(l.tape, total, complex_loss(l, batch));
+}
+
+// A share's loss weighted by its part of the group's `all_items` (shared_gradient.h);
+// alone, the loss as it is.
+ad::Var weighted(Learner& l, ad::Var share_loss, std::size_t share_items, std::size_t all_items) {
+  if (l.share.alone()) return share_loss;
+  return ad::scale(l.tape, share_loss, share_weight(share_items, all_items));
+}
+
+// In a group, every process's gradient rows and loss summed into this one's
+// (shared_gradient.h); alone, `value` and the gradient as they are.
+double summed_over_group(Learner& l, double value, StepTimer& timer) {
+  if (l.share.alone()) return value;
+  std::size_t sent = 0;
+  const double sum = sum_over_group(l.share, l.parameters, value, &sent);
+  timer.time().group_bytes += static_cast<double>(sent);
+  timer.lap(&TimeSplit::group);
+  return sum;
 }
 
 // The loss's value; throws NonFiniteError if it is NaN or infinite.
@@ -213,16 +232,42 @@ void refresh(Learner& l, RecallProbe& probe, const MovedRows& moved) {
   probe.embeddings_moved(moved);
 }
 
-// A ComplEx-only step's backward and update, after its loss is on the tape.
-double complex_update(Learner& learner, ad::Var step_loss, std::size_t goals, const StepPosition& at,
+// A ComplEx-only step's backward and update, after its loss is on the tape
+// (none when this process's share of the goals is empty).
+double complex_update(Learner& learner, std::optional<ad::Var> step_loss, std::size_t goals, const StepPosition& at,
                       StepTimer& timer) {
   timer.lap(&TimeSplit::forward);
-  const double value = loss_value(learner.tape, step_loss, at);
-  learner.tape.backward(step_loss);
+  double value = 0;
+  if (step_loss) {
+    value = loss_value(learner.tape, *step_loss, at);
+    learner.tape.backward(*step_loss);
+  }
   timer.lap(&TimeSplit::backward);
+  value = summed_over_group(learner, value, timer);
   update(learner, at, timer.time());
   timer.lap(&TimeSplit::optimiser);
   timer.time().goals += static_cast<long long>(goals);
+  return value;
+}
+
+// The proofs of `goals` (this process's share of `all_goals`) on the tape,
+// their loss differentiated; returns its value.
+double differentiate_proofs(Learner& l, RecallProbe& probe, const StepGoals& goals, std::size_t all_goals,
+                            double temperature, const StepPosition& at, StepTimer& timer) {
+  const std::optional<PartialTable> table = conditioned_rows_for(l, goals);
+  timer.lap(&TimeSplit::forward);
+  const ProofBatch proofs = search(l, goals);
+  timer.lap(&TimeSplit::proof_search);
+  probe.after_search();
+  timer.lap(&TimeSplit::recall_probes);
+  const ad::Var scores = score(l, proofs, temperature, table);
+  const ad::Var step_loss = weighted(l, loss(l, scores, goals), goals.goals.size(), all_goals);
+  timer.lap(&TimeSplit::forward);
+  const double value = loss_value(l.tape, step_loss, at);
+  l.tape.backward(step_loss);
+  if (table) forget_unread_slots(l.model, proofs);
+  if (l.freeze_kb) freeze_kb_rows(l.model);
+  timer.lap(&TimeSplit::backward);
   return value;
 }
 
@@ -245,41 +290,46 @@ double explore_temperature(const TrainOptions& o, int epoch) {
 
 double train_step(Learner& learner, RecallProbe& probe, const StepGoals& batch, double temperature,
                   const StepPosition& at, StepTimer& timer) {
+  std::optional<StepGoals> share;  // in a group, this process's goals
+  if (!learner.share.alone()) share = share_of(batch, learner.share);
+  const StepGoals& goals = share ? *share : batch;
   probe.before_search(at.step);
   timer.start();
-  const std::optional<PartialTable> table = conditioned_rows_for(learner, batch);
-  timer.lap(&TimeSplit::forward);
-  const ProofBatch proofs = search(learner, batch);
-  timer.lap(&TimeSplit::proof_search);
-  probe.after_search();
-  timer.lap(&TimeSplit::recall_probes);
-  const ad::Var scores = score(learner, proofs, temperature, table);
-  const ad::Var step_loss = loss(learner, scores, batch);
-  timer.lap(&TimeSplit::forward);
-  const double value = loss_value(learner.tape, step_loss, at);
-  learner.tape.backward(step_loss);
-  if (table) forget_unread_slots(learner.model, proofs);
-  if (learner.freeze_kb) freeze_kb_rows(learner.model);
-  timer.lap(&TimeSplit::backward);
+  double value = 0;
+  if (!goals.goals.empty())
+    value = differentiate_proofs(learner, probe, goals, batch.goals.size(), temperature, at, timer);
+  value = summed_over_group(learner, value, timer);
   const MovedRows moved = update(learner, at, timer.time());
   timer.lap(&TimeSplit::optimiser);
   refresh(learner, probe, moved);
   timer.lap(&TimeSplit::index_maintenance);
-  timer.time().goals += static_cast<long long>(batch.goals.size());
+  timer.time().goals += static_cast<long long>(goals.goals.size());
   return value;
 }
 
 double complex_step(Learner& learner, const StepGoals& batch, const StepPosition& at, StepTimer& timer) {
   timer.start();
   learner.tape.clear();
-  return complex_update(learner, complex_loss(learner, batch), batch.goals.size(), at, timer);
+  std::optional<StepGoals> share;  // in a group, this process's goals
+  if (!learner.share.alone()) share = share_of(batch, learner.share);
+  const StepGoals& goals = share ? *share : batch;
+  std::optional<ad::Var> step_loss;
+  if (!goals.goals.empty())
+    step_loss = weighted(learner, complex_loss(learner, goals), goals.goals.size(), batch.goals.size());
+  return complex_update(learner, step_loss, goals.goals.size(), at, timer);
 }
 
 double complex_all_step(Learner& learner, const std::vector<Atom>& positives, const std::vector<ad::Index>& candidates,
                         const StepPosition& at, StepTimer& timer) {
   timer.start();
   learner.tape.clear();
-  return complex_update(learner, complex_all_loss(learner, positives, candidates), positives.size(), at, timer);
+  const auto [first, last] = share_range(positives.size(), learner.share);
+  const std::vector<Atom> mine(positives.begin() + static_cast<std::ptrdiff_t>(first),
+                               positives.begin() + static_cast<std::ptrdiff_t>(last));
+  std::optional<ad::Var> step_loss;
+  if (!mine.empty())
+    step_loss = weighted(learner, complex_all_loss(learner, mine, candidates), mine.size(), positives.size());
+  return complex_update(learner, step_loss, mine.size(), at, timer);
 }
 
 std::vector<ad::Index> complex_candidates(const Model& model, const std::vector<Atom>& positives, int drawn,

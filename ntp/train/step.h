@@ -5,6 +5,8 @@
 //   loss      binary cross-entropy against the labels; an NTPλ model adds
 //             the cross-entropy of its ComplEx scores of the same goals
 //   backward  the loss's gradient on the embedding rows the proofs used
+//   group     in a group of processes, every process's gradient rows summed
+//             into each (shared_gradient.h); alone, nothing
 //   update    the optimiser moves those rows (Adam, AdaGrad or SGD, with L2
 //             and clipping); a non-finite row stops training (NonFiniteError)
 //             and a model with conditional rules has its conditioned rows
@@ -17,6 +19,7 @@
 
 #include "autodiff/optim.h"
 #include "ntp/index/fact_index.h"
+#include "ntp/kb/process_share.h"
 #include "ntp/model/model.h"
 #include "ntp/prover/prover.h"
 #include "ntp/train/batch.h"
@@ -43,6 +46,9 @@ struct Learner {
   Prover prover;
   ad::Tape tape;
   bool freeze_kb;  // TrainOptions::freeze_kb: train_step moves only the rules' rows
+  // The processes training together (shared_gradient.h): each step proves
+  // this process's share of its goals. Alone by default.
+  ProcessShare share;
 };
 
 // Where a step is: its epoch (1-based) and its step in the epoch (0-based).

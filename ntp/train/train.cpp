@@ -139,6 +139,7 @@ ChoiceLimits choice_limits(const RunOptions& run, double training_seconds) {
   ChoiceLimits limits;
   limits.seconds = std::max(kChoiceMinSeconds, kChoiceShareOfTraining * training_seconds);
   limits.stop = run.stop;
+  limits.share = run.share;
   return limits;
 }
 
@@ -178,6 +179,7 @@ RunResult train_one(const TrainingData& data, const ModelOptions& model_options,
   hooks.progress = progress;
   hooks.after_epoch = [&keeper](EpochReport& report) { keeper.after_epoch(report); };
   hooks.stop_requested = [&run] { return run.stop != nullptr && run.stop->load(); };
+  hooks.share = run.share;
   result.finished = train_epochs(c.model, options, c.state, hooks);
   keeper.count_time();
   result.training_seconds = c.state.seconds;

@@ -3,7 +3,7 @@
 # the figures and write the ranks file of one process, on the family KB (the
 # model's own score, and its kept mined rules first) and on a random KB
 # (ranked by a mined rules file, the model ordering their ties); a process
-# that fails stops them all with a clear error, and only `ntp eval` is shared.
+# that fails stops them all with a clear error, and `ntp mine` is not shared.
 # Usage: shared_ranking.sh NTP MPIEXEC SOURCE_DIR WORK_DIR
 set -euo pipefail
 ntp=$1 mpiexec=$2 src=$3 work=$4
@@ -58,11 +58,10 @@ if "$mpiexec" -np 2 "$ntp" eval --model family.model --protocol ranking --test m
 fi
 grep -q "missing.nl" failed.err || fail "the error does not name the missing file: $(cat failed.err)"
 grep -q "stopping them all" failed.err || fail "the group did not say it stops: $(cat failed.err)"
-# Only the ranking is shared; training refuses a group rather than run twice.
-if "$mpiexec" -np 2 "$ntp" train --train random_train.nl --templates random.nlt --model twice.model --quiet \
-  > train.out 2> train.err; then
-  fail "ntp train ran under a group of 2"
+# Only ranking and training are shared; `ntp mine` refuses a group rather than run twice.
+if "$mpiexec" -np 2 "$ntp" mine --train random_train.nl --out twice_rules.tsv > mine.out 2> mine.err; then
+  fail "ntp mine ran under a group of 2"
 fi
-grep -q "as one process" train.err || fail "ntp train's refusal is unclear: $(cat train.err)"
-[[ ! -e twice.model ]] || fail "ntp train wrote a model under a group of 2"
+grep -q "as one process" mine.err || fail "ntp mine's refusal is unclear: $(cat mine.err)"
+[[ ! -e twice_rules.tsv ]] || fail "ntp mine wrote its rules under a group of 2"
 echo "shared_ranking: all checks passed"

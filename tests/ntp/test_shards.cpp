@@ -133,10 +133,10 @@ TEST_CASE("ranked sides travel as bytes and back; a bad share or a short message
   CHECK(back[1].triple == (1u << 20));
   CHECK(back[1].tied_on_score);
   CHECK_THROWS_AS(ntp::decode_sides(std::vector<unsigned char>(bytes.begin(), bytes.end() - 1)), std::runtime_error);
-  ntp::EvalShard bad;
+  ntp::ProcessShare bad;
   bad.index = 2, bad.count = 2;
-  CHECK_THROWS_AS(ntp::check_shard(bad), std::invalid_argument);
+  CHECK_THROWS_AS(ntp::check_share(bad), std::invalid_argument);
   bad.index = 0;  // a group of two with no transport
-  CHECK_THROWS_AS(ntp::check_shard(bad), std::invalid_argument);
-  CHECK(ntp::shard_triples(7, ntp::EvalShard{1, 3, nullptr}) == std::vector<std::size_t>{1, 4});
+  CHECK_THROWS_AS(ntp::check_share(bad), std::invalid_argument);
+  CHECK(ntp::shard_triples(7, ntp::ProcessShare{1, 3, nullptr}) == std::vector<std::size_t>{1, 4});
 }

@@ -6,6 +6,7 @@
 // --json a single JSON object is the last line of stdout.
 #include "ntp/ntp.h"
 #include "process_group.h"
+#include "rank_files.h"
 
 #include <cxxopts.hpp>
 #include <omp.h>
@@ -103,9 +104,22 @@ auto as_usage_error(Call call) -> decltype(call()) {
   }
 }
 
-void set_threads(const cxxopts::ParseResult& r) {
+// --threads; 0 (all cores) shares this machine's cores between the
+// `processes_here` of a group (`mpirun -np R`) that run on it.
+void set_threads(const cxxopts::ParseResult& r, int processes_here = 1) {
   const int threads = r["threads"].as<int>();
   if (threads > 0) omp_set_num_threads(threads);
+  else if (processes_here > 1) omp_set_num_threads(std::max(1, omp_get_num_procs() / processes_here));
+}
+
+// This process's place in the group (`mpirun -np R`), for the library.
+ntp::ProcessShare share_of(const ProcessGroup& group) {
+  ntp::ProcessShare share;
+  share.index = group.rank();
+  share.count = group.size();
+  if (group.size() > 1)
+    share.all_gather = [&group](const ntp::Bytes& mine) { return group.all_gather(mine); };
+  return share;
 }
 
 // Raised by SIGINT or SIGTERM: training stops after its current step.
@@ -245,7 +259,7 @@ int report_training(const ntp::RunResult& result, const ntp::RunOptions& run, in
   return 0;
 }
 
-int cmd_train(int argc, char** argv) {
+int cmd_train(int argc, char** argv, const ProcessGroup& group) {
   cxxopts::Options o("ntp train",
                      "Train a neural theorem prover on facts and rule templates (or a mined rules file).\n\n"
                      "Most runs need only --train, --templates and --model, and --dev and --test so that\n"
@@ -259,12 +273,16 @@ int cmd_train(int argc, char** argv) {
   groups.push_back("Process");
   const auto r = parse(o, argc, argv, groups);
   check_non_negative(r, {"threads"});
-  const ntp::TrainSettings s = train_settings(r);
-  set_threads(r);
+  ntp::TrainSettings s = train_settings(r);
+  set_threads(r, group.size_on_this_machine());
+  s.run.share = share_of(group);  // several: each proves its share of every step (ntp/train/shared_gradient.h)
+  const bool speaks = group.rank() == 0;
+  const RankFiles files(group, s.run);
   const ntp::TrainingData data = read_train_files(r);
-  print_training_summary(data.kb, s.model, s.train);
-  const ntp::RunResult result = train_until_done_or_stopped(data, s.model, s.train, s.run, r.count("quiet") > 0);
-  return report_training(result, s.run, argc, argv);
+  if (speaks) print_training_summary(data.kb, s.model, s.train);
+  const bool quiet = r.count("quiet") > 0 || !speaks;
+  const ntp::RunResult result = train_until_done_or_stopped(data, s.model, s.train, s.run, quiet);
+  return speaks ? report_training(result, s.run, argc, argv) : 0;
 }
 
 // The options of the search settings a command may override.
@@ -370,9 +388,7 @@ void share_with(const ProcessGroup& group, ntp::EvalRequest& q) {
   if (q.protocol != "ranking")
     throw UsageError("only the ranking protocol is shared between processes: run --protocol " + q.protocol +
                      " as one process (it takes seconds)");
-  q.shard.index = group.rank();
-  q.shard.count = group.size();
-  q.shard.all_gather = [&group](const std::vector<unsigned char>& mine) { return group.all_gather(mine); };
+  q.shard = share_of(group);
   if (group.rank() != 0) q.progress = nullptr;
 }
 
@@ -382,7 +398,7 @@ int cmd_eval(int argc, char** argv, const ProcessGroup& group) {
   add_search_options(o);
   const auto r = parse(o, argc, argv, {"Model and data", "Scoring", "Proof search", "Mined rules", "Ranking", "Output and process"});
   check_non_negative(r, {"k", "threads", "sample"});
-  set_threads(r);
+  set_threads(r, group.size_on_this_machine());
   ntp::EvalRequest q;
   q.protocol = get<std::string>(r, "protocol");
   // Ranking searches an exact index unless told otherwise: load the model
@@ -711,10 +727,11 @@ int run(int argc, char** argv, const ProcessGroup& group) {
   }
   const std::string command = argv[1];
   try {
-    if (group.size() > 1 && command != "eval")
-      throw std::invalid_argument("only `ntp eval --protocol ranking` is shared between processes (mpirun -np " +
-                                  std::to_string(group.size()) + "); run `ntp " + command + "` as one process");
-    if (command == "train") return cmd_train(argc - 1, argv + 1);
+    if (group.size() > 1 && command != "eval" && command != "train")
+      throw std::invalid_argument("only `ntp train` and `ntp eval --protocol ranking` are shared between processes "
+                                  "(mpirun -np " + std::to_string(group.size()) + "); run `ntp " + command +
+                                  "` as one process");
+    if (command == "train") return cmd_train(argc - 1, argv + 1, group);
     if (command == "eval") return cmd_eval(argc - 1, argv + 1, group);
     if (command == "prove") return cmd_prove(argc - 1, argv + 1);
     if (command == "answer") return cmd_answer(argc - 1, argv + 1);

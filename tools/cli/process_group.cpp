@@ -13,6 +13,10 @@ ProcessGroup::ProcessGroup(int* argc, char*** argv) {
   MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  MPI_Comm machine;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &machine);
+  MPI_Comm_size(machine, &on_this_machine_);
+  MPI_Comm_free(&machine);
 }
 
 ProcessGroup::~ProcessGroup() { MPI_Finalize(); }

@@ -1,0 +1,32 @@
+// ntp/kb/process_share.cpp: a process's share of a group's job (see process_share.h).
+#include "ntp/kb/process_share.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace ntp {
+
+void check_share(const ProcessShare& share) {
+  if (share.count < 1 || share.index < 0 || share.index >= share.count)
+    throw std::invalid_argument("process " + std::to_string(share.index) + " of " + std::to_string(share.count) +
+                                ": the index must lie in [0, count)");
+  if (share.count > 1 && !share.all_gather)
+    throw std::invalid_argument("a job shared by " + std::to_string(share.count) + " processes needs all_gather");
+}
+
+bool any_process(const ProcessShare& share, bool mine) {
+  if (share.alone()) return mine;
+  bool any = false;
+  for (const Bytes& theirs : share.all_gather(Bytes{static_cast<unsigned char>(mine ? 1 : 0)}))
+    any = any || (!theirs.empty() && theirs[0] != 0);
+  return any;
+}
+
+std::pair<std::size_t, std::size_t> share_range(std::size_t n, const ProcessShare& share) {
+  const auto count = static_cast<std::size_t>(share.count), index = static_cast<std::size_t>(share.index);
+  const std::size_t base = n / count, extra = n % count;
+  const std::size_t first = index * base + std::min(index, extra);
+  return {first, first + base + (index < extra ? 1 : 0)};
+}
+
+}  // namespace ntp
