@@ -195,7 +195,7 @@ RankingResult rank_shard(const std::vector<Atom>& ranked, const EvalRequest& q,
                          const std::function<RankingResult(const std::vector<Atom>&)>& rank) {
   check_share(q.shard);
   if (q.shard.count == 1) return rank(ranked);
-  const std::vector<std::size_t> mine = shard_triples(ranked.size(), q.shard);
+  const std::vector<std::size_t> mine = share_items(ranked.size(), q.shard);
   std::vector<Atom> share;
   for (std::size_t t : mine) share.push_back(ranked[t]);
   std::vector<SideRank> sides = rank(share).ranks;

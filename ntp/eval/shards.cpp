@@ -18,13 +18,6 @@ constexpr std::size_t kSideBytes = sizeof(std::uint64_t) + sizeof(std::int32_t) 
 
 }  // namespace
 
-std::vector<std::size_t> shard_triples(std::size_t triples, const ProcessShare& shard) {
-  std::vector<std::size_t> mine;
-  for (std::size_t t = static_cast<std::size_t>(shard.index); t < triples; t += static_cast<std::size_t>(shard.count))
-    mine.push_back(t);
-  return mine;
-}
-
 std::vector<unsigned char> encode_sides(const std::vector<SideRank>& sides) {
   std::vector<unsigned char> out;
   out.reserve(sides.size() * kSideBytes);

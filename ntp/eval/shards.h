@@ -1,6 +1,7 @@
 // ntp/eval/shards.h: one ranking shared by a group of processes (ProcessShare).
 //
-// Each process ranks every count-th test triple, starting at its index; the
+// Each process ranks every count-th test triple, starting at its index
+// (share_items, kb/process_share.h); the
 // ranked sides travel as bytes (the transport, MPI in the `ntp` command, only
 // moves them) and are put back in test order, so that the metrics, summed in
 // that order, and the ranks file are those of one process: a side's rank
@@ -15,9 +16,6 @@
 #include <vector>
 
 namespace ntp {
-
-// The test triples `shard` ranks, of `triples` in all: index, index + count, ...
-std::vector<std::size_t> shard_triples(std::size_t triples, const ProcessShare& shard);
 
 // Sides as bytes, and back; decode_sides throws std::runtime_error on bytes
 // that are not a whole number of encoded sides.

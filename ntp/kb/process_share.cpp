@@ -22,11 +22,10 @@ bool any_process(const ProcessShare& share, bool mine) {
   return any;
 }
 
-std::pair<std::size_t, std::size_t> share_range(std::size_t n, const ProcessShare& share) {
-  const auto count = static_cast<std::size_t>(share.count), index = static_cast<std::size_t>(share.index);
-  const std::size_t base = n / count, extra = n % count;
-  const std::size_t first = index * base + std::min(index, extra);
-  return {first, first + base + (index < extra ? 1 : 0)};
+std::vector<std::size_t> share_items(std::size_t n, const ProcessShare& share) {
+  std::vector<std::size_t> mine;
+  for (auto i = static_cast<std::size_t>(share.index); i < n; i += static_cast<std::size_t>(share.count)) mine.push_back(i);
+  return mine;
 }
 
 }  // namespace ntp

@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
-#include <utility>
 #include <vector>
 
 namespace ntp {
@@ -35,9 +34,10 @@ void check_share(const ProcessShare& share);
 // Whether any process of the group says `mine` (a collective call; alone, mine).
 bool any_process(const ProcessShare& share, bool mine);
 
-// The contiguous part [first, last) of `n` items that `share` takes: the
-// first n % count processes take one more.
-std::pair<std::size_t, std::size_t> share_range(std::size_t n, const ProcessShare& share);
+// The items of `n` that `share` takes: index, index + count, ... Dealt in
+// turn, not cut in blocks, so that neighbouring items (a fact and its
+// corruptions, which cost alike to prove) spread over the processes.
+std::vector<std::size_t> share_items(std::size_t n, const ProcessShare& share);
 
 // Fixed-width fields into bytes and out again: the same bytes to every process
 // of a group (one binary on one kind of machine).

@@ -12,12 +12,11 @@
 namespace ntp {
 
 StepGoals share_of(const StepGoals& batch, const ProcessShare& share) {
-  const auto [first, last] = share_range(batch.goals.size(), share);
   StepGoals mine;
-  mine.goals.assign(batch.goals.begin() + static_cast<std::ptrdiff_t>(first),
-                    batch.goals.begin() + static_cast<std::ptrdiff_t>(last));
-  mine.labels.assign(batch.labels.begin() + static_cast<std::ptrdiff_t>(first),
-                     batch.labels.begin() + static_cast<std::ptrdiff_t>(last));
+  for (std::size_t i : share_items(batch.goals.size(), share)) {
+    mine.goals.push_back(batch.goals[i]);
+    mine.labels.push_back(batch.labels[i]);
+  }
   return mine;
 }
 

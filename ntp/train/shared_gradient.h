@@ -3,7 +3,9 @@
 //
 // Every process holds the whole model and draws the whole batch (the same
 // seed, the same goals); it proves and differentiates only its share of the
-// goals (share_range), its loss weighted by the share's part of the batch so
+// goals (every count-th, share_items: a fact's corruptions, which cost about
+// what it costs, are spread over the processes, which wait for the slowest
+// at every step), its loss weighted by the share's part of the batch so
 // that the shares' gradients add up to the batch's. The rows of the trained
 // tables that got a gradient travel as bytes (sparse: a row index and the
 // row); every process adds every process's rows in process order, so all of
@@ -27,7 +29,7 @@
 
 namespace ntp {
 
-// The goals (and labels) of `batch` that `share` proves: a contiguous part.
+// The goals (and labels) of `batch` that `share` proves (share_items).
 StepGoals share_of(const StepGoals& batch, const ProcessShare& share);
 
 // The part of a whole that `share`'s loss stands for: its items over all of them.

@@ -323,9 +323,8 @@ double complex_all_step(Learner& learner, const std::vector<Atom>& positives, co
                         const StepPosition& at, StepTimer& timer) {
   timer.start();
   learner.tape.clear();
-  const auto [first, last] = share_range(positives.size(), learner.share);
-  const std::vector<Atom> mine(positives.begin() + static_cast<std::ptrdiff_t>(first),
-                               positives.begin() + static_cast<std::ptrdiff_t>(last));
+  std::vector<Atom> mine;  // in a group, this process's positives; alone, all of them
+  for (std::size_t i : share_items(positives.size(), learner.share)) mine.push_back(positives[i]);
   std::optional<ad::Var> step_loss;
   if (!mine.empty())
     step_loss = weighted(learner, complex_all_loss(learner, mine, candidates), mine.size(), positives.size());

@@ -138,5 +138,5 @@ TEST_CASE("ranked sides travel as bytes and back; a bad share or a short message
   CHECK_THROWS_AS(ntp::check_share(bad), std::invalid_argument);
   bad.index = 0;  // a group of two with no transport
   CHECK_THROWS_AS(ntp::check_share(bad), std::invalid_argument);
-  CHECK(ntp::shard_triples(7, ntp::ProcessShare{1, 3, nullptr}) == std::vector<std::size_t>{1, 4});
+  CHECK(ntp::share_items(7, ntp::ProcessShare{1, 3, nullptr}) == std::vector<std::size_t>{1, 4});
 }

@@ -47,7 +47,9 @@ const char* const kUsage =
     "  rules   list the rules a model induced\n"
     "  mine    count the rules the training facts support (AMIE's measures), as a file `train` can start from\n"
     "\n"
-    "`ntp <command> --help` lists a command's options; `ntp --version` says which build this is.\n";
+    "`ntp <command> --help` lists a command's options; `ntp --version` says which build this is.\n"
+    "A build with MPI (-DNTP_MPI=ON) shares `train` and `eval --protocol ranking` between processes:\n"
+    "`mpirun -np R ntp train ...` (docs/USAGE.md, \"Several processes\").\n";
 
 // Parses a command's options; --help prints them by group in `group_order`
 // (cxxopts would sort the groups by name), the bare options first.
