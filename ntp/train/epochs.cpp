@@ -22,6 +22,15 @@ namespace ntp {
 
 namespace {
 
+// In a group, each process probes its part of the sample of a probed step's
+// queries (from its own goals' queries), so that probing costs the group what
+// it costs one process; the recall reported is process 0's.
+TrainOptions probing_share(TrainOptions options, const ProcessShare& share) {
+  check_share(share);
+  options.recall_sample = (options.recall_sample + share.count - 1) / share.count;
+  return options;
+}
+
 class EpochLoop {
  public:
   // The members are built in order: the batches (the KB must have facts),
@@ -33,10 +42,9 @@ class EpochLoop {
         hooks_(hooks),
         batches_(model.kb, options),
         learner_(model, options),
-        probe_(model, *learner_.facts, options),
+        probe_(model, *learner_.facts, probing_share(options, hooks.share)),
         start_(resume()),
         progress_(hooks.progress, options, start_.epoch, batches_.steps_per_epoch()) {
-    check_share(hooks.share);
     learner_.share = hooks.share;
   }
 
