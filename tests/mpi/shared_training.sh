@@ -26,7 +26,7 @@ same_as_one() {
     "$distance" "$name.1.model" "$name.$r.model" "$tolerance" > "$name.$r.distance" ||
       fail "$name: $r processes' model is not one process's: $(cat "$name.$r.distance")"
     [[ -e "$name.$r.model.ckpt" ]] || fail "$name: $r processes left no checkpoint"
-    ! ls "$name.$r".*rank* 2>/dev/null || fail "$name: a process other than 0 wrote beside the model"
+    ! ls -d "$name.$r".model.rank* 2>/dev/null || fail "$name: a process other than 0 left its directory"
     grep -q "model written to $name.$r.model" "$name.$r.log" || fail "$name: process 0 did not report: $(cat "$name.$r.log")"
     [[ $(grep -c "model written to" "$name.$r.log") -eq 1 ]] || fail "$name: more than one process reported"
     echo "$name, $r processes: $(cat "$name.$r.distance")"
@@ -63,6 +63,20 @@ grep -q "resuming from resumed.model.ckpt after epoch 2" resumed.3.log || fail "
   fail "2 then 3 processes' model is not one process's: $(cat resumed.distance)"
 echo "random, 2 processes then 3 resuming: $(cat resumed.distance)"
 
+# USR1 to mpirun (which forwards it) stops every process after the same
+# step: process 0 reports once and writes the checkpoint; the others' own
+# directories are gone.
+"$mpiexec" -np 2 "$ntp" train "${random_args[@]}" --epochs 400 --threads 1 --model stopped.model \
+  > stopped.out 2> stopped.err &
+group=$!
+for _ in $(seq 200); do [[ -e stopped.model.ckpt ]] && break; sleep 0.1; done
+[[ -e stopped.model.ckpt ]] || fail "no checkpoint after 20 s"
+kill -USR1 "$group"
+if wait "$group"; then fail "the group stopped by USR1 exited 0"; fi
+[[ $(grep -c "stopped after epoch" stopped.err) -eq 1 ]] || fail "the group did not stop as one: $(cat stopped.err)"
+grep -q "resume with: ntp train" stopped.err || fail "no resume command: $(cat stopped.err)"
+[[ ! -e stopped.model.rank1 ]] || fail "process 1 left its directory behind"
+
 # A process killed mid-run stops the group, and the checkpoint it left resumes.
 "$mpiexec" -np 2 "$ntp" train "${random_args[@]}" --epochs 400 --threads 1 --model killed.model \
   > killed.out 2> killed.err &
@@ -70,6 +84,7 @@ group=$!
 for _ in $(seq 200); do [[ -e killed.model.ckpt ]] && break; sleep 0.1; done
 [[ -e killed.model.ckpt ]] || fail "no checkpoint after 20 s"
 victim=$(pgrep -f "ntp train .*--model killed.model" | tail -n 1)
+[[ -n $victim ]] || fail "no process of the group to kill"
 kill -9 "$victim"
 if wait "$group"; then fail "the group carried on after a process was killed"; fi
 grep -qiE "signal|killed|abort" killed.err || fail "the group's end does not say a process died: $(cat killed.err)"

@@ -226,16 +226,16 @@ void print_training_summary(const ntp::KnowledgeBase& kb, const ntp::ModelOption
             << ", k " << m.prover.k_facts << "\n";
 }
 
-// Trains; Ctrl-C or a TERM signal asks the loop to stop after its current
-// step, and a second one ends the program at once (the default action, restored).
+// Trains; Ctrl-C, a TERM or a USR1 signal asks the loop to stop after its
+// current step, and a second one ends the program at once (the default
+// action, restored). `mpirun` forwards USR1 to every process of a group; a
+// TERM or Ctrl-C given to it kills them a second later.
 ntp::RunResult train_until_done_or_stopped(const ntp::TrainingData& data, const ntp::ModelOptions& m,
                                            const ntp::TrainOptions& t, const ntp::RunOptions& run, bool quiet) {
   stop_requested.store(false);
-  std::signal(SIGINT, on_stop_signal);
-  std::signal(SIGTERM, on_stop_signal);
+  for (int sig : {SIGINT, SIGTERM, SIGUSR1}) std::signal(sig, on_stop_signal);
   const ntp::RunResult result = ntp::train(data, m, t, run, quiet ? nullptr : &std::cerr);
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+  for (int sig : {SIGINT, SIGTERM, SIGUSR1}) std::signal(sig, SIG_DFL);
   return result;
 }
 

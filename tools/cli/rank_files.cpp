@@ -1,7 +1,6 @@
 // tools/cli/rank_files.cpp: a training group's files (see rank_files.h).
 #include "rank_files.h"
 
-#include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 #include <system_error>
@@ -11,14 +10,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A new empty directory under the system's temporary directory.
-std::string make_scratch(int rank) {
-  std::string pattern = (fs::temp_directory_path() / ("ntp-rank" + std::to_string(rank) + "-XXXXXX")).string();
-  std::vector<char> name(pattern.begin(), pattern.end());
-  name.push_back('\0');
-  if (mkdtemp(name.data()) == nullptr)
-    throw std::runtime_error(pattern + ": cannot make a scratch directory for process " + std::to_string(rank));
-  return name.data();
+// An empty directory beside the model for process `rank`: M.rank1, ... A
+// process killed before removing its own leaves it there, where the next
+// run of the same model empties it.
+std::string make_scratch(const std::string& model_path, int rank) {
+  const std::string dir = model_path + ".rank" + std::to_string(rank);
+  std::error_code failed;
+  fs::remove_all(dir, failed);
+  if (failed || !fs::create_directory(dir, failed))
+    throw std::runtime_error(dir + ": cannot make the directory process " + std::to_string(rank) +
+                             " keeps its files in" + (failed ? " (" + failed.message() + ")" : std::string()));
+  return dir;
 }
 
 // The run's files: the model path's own file and those named after it
@@ -32,7 +34,7 @@ bool is_run_file(const fs::path& file, const std::string& model_name) {
 
 RankFiles::RankFiles(const ProcessGroup& group, ntp::RunOptions& run) {
   if (group.rank() == 0) return;
-  scratch_ = make_scratch(group.rank());
+  scratch_ = make_scratch(run.model_path, group.rank());
   const fs::path model(run.model_path);
   const fs::path folder = model.has_parent_path() ? model.parent_path() : fs::path(".");
   const std::string model_name = model.filename().string();

@@ -4,9 +4,10 @@
 // Every process of the group holds the same model and runs the whole run, so
 // each writes and reads back its model and checkpoints as one process would
 // (the choices on dev reload the model they wrote). Process 0 writes them at
-// the paths given; every other process works in a scratch directory of its
-// own, starting from copies of the run's files (a resumed run reads its
-// checkpoint there), which is removed at the end. Only process 0 keeps a log.
+// the paths given; every other process works in a directory of its own
+// beside the model (M.rank1, M.rank2, ...), starting from copies of the
+// run's files (a resumed run reads its checkpoint there), which it removes
+// at the end. Only process 0 keeps a log.
 #pragma once
 
 #include "process_group.h"
@@ -18,7 +19,7 @@
 class RankFiles {
  public:
   // Alone, or as process 0, leaves `run` as it is; else moves its model path
-  // (and so every file named after it) into a fresh scratch directory holding
+  // (and so every file named after it) into its own directory, holding
   // copies of the files named after the model path, and drops the log.
   RankFiles(const ProcessGroup& group, ntp::RunOptions& run);
   ~RankFiles();  // removes the scratch directory, if any
