@@ -293,7 +293,7 @@ double train_step(Learner& learner, RecallProbe& probe, const StepGoals& batch, 
   std::optional<StepGoals> share;  // in a group, this process's goals
   if (!learner.share.alone()) share = share_of(batch, learner.share);
   const StepGoals& goals = share ? *share : batch;
-  probe.before_search(at.step);
+  if (!goals.goals.empty()) probe.before_search(at.step);  // a process with no goal searches nothing
   timer.start();
   double value = 0;
   if (!goals.goals.empty())
