@@ -83,7 +83,14 @@ grep -q "resume with: ntp train" stopped.err || fail "no resume command: $(cat s
 group=$!
 for _ in $(seq 200); do [[ -e killed.model.ckpt ]] && break; sleep 0.1; done
 [[ -e killed.model.ckpt ]] || fail "no checkpoint after 20 s"
-victim=$(pgrep -f "ntp train .*--model killed.model" | tail -n 1)
+# One of the group's processes (read from /proc: a fresh machine may have no pgrep).
+victim=
+for proc in /proc/[0-9]*; do
+  command=$(tr '\0' ' ' < "$proc/cmdline" 2> /dev/null) || continue
+  if [[ $command == *"ntp train "*"--model killed.model"* && $command != *mpiexec* && $command != *mpirun* ]]; then
+    victim=${proc#/proc/}
+  fi
+done
 [[ -n $victim ]] || fail "no process of the group to kill"
 kill -9 "$victim"
 if wait "$group"; then fail "the group carried on after a process was killed"; fi
