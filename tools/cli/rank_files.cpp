@@ -1,8 +1,10 @@
 // tools/cli/rank_files.cpp: a training group's files (see rank_files.h).
 #include "rank_files.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
+#include <string>
 #include <system_error>
 #include <vector>
 
@@ -30,20 +32,49 @@ bool is_run_file(const fs::path& file, const std::string& model_name) {
   return name == model_name || name.rfind(model_name + ".", 0) == 0;
 }
 
+// The files of the run at `model_path`, in the model's folder.
+std::vector<fs::path> run_files(const std::string& model_path) {
+  const fs::path model(model_path);
+  const fs::path folder = model.has_parent_path() ? model.parent_path() : fs::path(".");
+  std::vector<fs::path> files;
+  std::error_code missing;
+  for (const fs::directory_entry& entry : fs::directory_iterator(folder, missing))
+    if (entry.is_regular_file() && is_run_file(entry.path(), model.filename().string())) files.push_back(entry.path());
+  return files;
+}
+
+// Their names, sorted, one a line: what each process of a resumed group must hold alike.
+std::vector<unsigned char> run_file_names(const std::string& model_path) {
+  std::vector<std::string> names;
+  for (const fs::path& file : run_files(model_path)) names.push_back(file.filename().string());
+  std::sort(names.begin(), names.end());
+  std::vector<unsigned char> out;
+  for (const std::string& name : names) {
+    out.insert(out.end(), name.begin(), name.end());
+    out.push_back('\n');
+  }
+  return out;
+}
+
 }  // namespace
 
 RankFiles::RankFiles(const ProcessGroup& group, ntp::RunOptions& run) {
-  if (group.rank() == 0) return;
-  scratch_ = make_scratch(run.model_path, group.rank());
-  const fs::path model(run.model_path);
-  const fs::path folder = model.has_parent_path() ? model.parent_path() : fs::path(".");
-  const std::string model_name = model.filename().string();
-  std::error_code missing;
-  for (const fs::directory_entry& entry : fs::directory_iterator(folder, missing))
-    if (entry.is_regular_file() && is_run_file(entry.path(), model_name))
-      fs::copy_file(entry.path(), fs::path(scratch_) / entry.path().filename());
-  run.model_path = (fs::path(scratch_) / model_name).string();
-  run.log_path.clear();
+  if (group.size() == 1) return;
+  if (group.rank() != 0) {
+    scratch_ = make_scratch(run.model_path, group.rank());
+    if (run.resume)
+      for (const fs::path& file : run_files(run.model_path)) fs::copy_file(file, fs::path(scratch_) / file.filename());
+    run.model_path = (fs::path(scratch_) / fs::path(run.model_path).filename()).string();
+    run.log_path.clear();
+  }
+  // Collective: every copy is made before process 0 writes anything, and a
+  // resumed group starts from the same files everywhere (on machines without
+  // a shared file system, process 0's files may be missing elsewhere).
+  const auto held = group.all_gather(run.resume ? run_file_names(run.model_path) : std::vector<unsigned char>{});
+  for (const auto& theirs : held)
+    if (theirs != held.front())
+      throw std::runtime_error(run.model_path + ": to resume, every process must read process 0's files (" +
+                               "a folder all of them share); this one holds other files");
 }
 
 RankFiles::~RankFiles() {

@@ -6,8 +6,8 @@
 // (the choices on dev reload the model they wrote). Process 0 writes them at
 // the paths given; every other process works in a directory of its own
 // beside the model (M.rank1, M.rank2, ...), starting from copies of the
-// run's files (a resumed run reads its checkpoint there), which it removes
-// at the end. Only process 0 keeps a log.
+// run's files when resuming (it reads its checkpoint there), which it
+// removes at the end. Only process 0 keeps a log.
 #pragma once
 
 #include "process_group.h"
@@ -20,7 +20,9 @@ class RankFiles {
  public:
   // Alone, or as process 0, leaves `run` as it is; else moves its model path
   // (and so every file named after it) into its own directory, holding
-  // copies of the files named after the model path, and drops the log.
+  // copies of the files named after the model path when resuming, and drops
+  // the log. In a group, a collective call: it returns once every process
+  // has made its copies, before process 0 writes anything.
   RankFiles(const ProcessGroup& group, ntp::RunOptions& run);
   ~RankFiles();  // removes the scratch directory, if any
   RankFiles(const RankFiles&) = delete;
