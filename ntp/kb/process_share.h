@@ -4,8 +4,8 @@
 //
 // The library never talks MPI: it is handed its place in the group and a
 // function that gathers bytes, which the `ntp` command supplies
-// (tools/cli/process_group.h). A share of one is a process alone, and the
-// code paths of a process alone are the ones it had before groups existed.
+// (tools/cli/process_group.h). A share of one is a process alone: it takes
+// no share of anything and calls no all_gather.
 #pragma once
 
 #include <cstddef>

@@ -102,6 +102,14 @@ ad::Var weighted(Learner& l, ad::Var share_loss, std::size_t share_items, std::s
   return ad::scale(l.tape, share_loss, share_weight(share_items, all_items));
 }
 
+// The goals this process proves of `batch`: all of them alone; in a group
+// its share, kept in `held`.
+const StepGoals& goals_to_prove(const Learner& l, const StepGoals& batch, std::optional<StepGoals>& held) {
+  if (l.share.alone()) return batch;
+  held = share_of(batch, l.share);
+  return *held;
+}
+
 // In a group, every process's gradient rows and loss summed into this one's
 // (shared_gradient.h); alone, `value` and the gradient as they are.
 double summed_over_group(Learner& l, double value, StepTimer& timer) {
@@ -290,9 +298,8 @@ double explore_temperature(const TrainOptions& o, int epoch) {
 
 double train_step(Learner& learner, RecallProbe& probe, const StepGoals& batch, double temperature,
                   const StepPosition& at, StepTimer& timer) {
-  std::optional<StepGoals> share;  // in a group, this process's goals
-  if (!learner.share.alone()) share = share_of(batch, learner.share);
-  const StepGoals& goals = share ? *share : batch;
+  std::optional<StepGoals> held;
+  const StepGoals& goals = goals_to_prove(learner, batch, held);
   if (!goals.goals.empty()) probe.before_search(at.step);  // a process with no goal searches nothing
   timer.start();
   double value = 0;
@@ -310,9 +317,8 @@ double train_step(Learner& learner, RecallProbe& probe, const StepGoals& batch, 
 double complex_step(Learner& learner, const StepGoals& batch, const StepPosition& at, StepTimer& timer) {
   timer.start();
   learner.tape.clear();
-  std::optional<StepGoals> share;  // in a group, this process's goals
-  if (!learner.share.alone()) share = share_of(batch, learner.share);
-  const StepGoals& goals = share ? *share : batch;
+  std::optional<StepGoals> held;
+  const StepGoals& goals = goals_to_prove(learner, batch, held);
   std::optional<ad::Var> step_loss;
   if (!goals.goals.empty())
     step_loss = weighted(learner, complex_loss(learner, goals), goals.goals.size(), batch.goals.size());
@@ -323,8 +329,10 @@ double complex_all_step(Learner& learner, const std::vector<Atom>& positives, co
                         const StepPosition& at, StepTimer& timer) {
   timer.start();
   learner.tape.clear();
-  std::vector<Atom> mine;  // in a group, this process's positives; alone, all of them
-  for (std::size_t i : share_items(positives.size(), learner.share)) mine.push_back(positives[i]);
+  std::vector<Atom> held;  // in a group, this process's positives
+  if (!learner.share.alone())
+    for (std::size_t i : share_items(positives.size(), learner.share)) held.push_back(positives[i]);
+  const std::vector<Atom>& mine = learner.share.alone() ? positives : held;
   std::optional<ad::Var> step_loss;
   if (!mine.empty())
     step_loss = weighted(learner, complex_all_loss(learner, mine, candidates), mine.size(), positives.size());
