@@ -70,9 +70,10 @@ std::string log_line(const EpochReport& r, const std::string& metric, double dev
 // when it is the best so far, with Keep::Best), the log line, the checkpoint.
 class EpochKeeper {
  public:
-  EpochKeeper(const TrainingData& data, const RunOptions& run, std::string metric, std::string checkpoint, Checkpoint& c)
+  EpochKeeper(const TrainingData& data, const RunOptions& run, std::string metric, std::string checkpoint, Checkpoint& c,
+              std::ostream* progress)
       : data_(data), run_(run), metric_(std::move(metric)), checkpoint_(std::move(checkpoint)), c_(c),
-        seconds_before_(c.state.seconds), start_(std::chrono::steady_clock::now()) {
+        progress_(progress), seconds_before_(c.state.seconds), start_(std::chrono::steady_clock::now()) {
     if (run.log_path.empty()) return;
     log_.open(run.log_path, run.resume ? std::ios::app : std::ios::trunc);
     if (!log_) throw std::runtime_error(run.log_path + ": cannot open the log for writing");
@@ -80,6 +81,10 @@ class EpochKeeper {
 
   void after_epoch(EpochReport& report) {
     const bool measured = !metric_.empty() && report.epoch % run_.eval_every == 0;
+    // On a large KB the measurement takes minutes: say what is running.
+    if (measured && progress_)
+      *progress_ << "epoch " << report.epoch << ": measuring " << metric_ << " on "
+                 << dev_atoms_measured(data_, 0) << " dev atoms\n";
     const double dev = measured ? dev_metric(c_.model, data_) : -1;
     if (measured) report.note = measure(report.epoch, dev);
     if (log_.is_open()) log_ << log_line(report, measured ? metric_ : "", dev) << std::endl;
@@ -112,6 +117,7 @@ class EpochKeeper {
   const RunOptions& run_;
   const std::string metric_, checkpoint_;
   Checkpoint& c_;
+  std::ostream* progress_;  // null: quiet
   const double seconds_before_;
   const std::chrono::steady_clock::time_point start_;
   std::ofstream log_;
@@ -173,7 +179,7 @@ RunResult train_one(const TrainingData& data, const ModelOptions& model_options,
   const std::string settings = training_settings(data, model_options, options, run);
   Checkpoint c = starting_point(data, model_options, settings, run.resume, result.checkpoint, progress);
   check_writable({run.model_path, result.checkpoint});
-  EpochKeeper keeper(data, run, result.metric, result.checkpoint, c);
+  EpochKeeper keeper(data, run, result.metric, result.checkpoint, c, progress);
 
   EpochHooks hooks;
   hooks.progress = progress;

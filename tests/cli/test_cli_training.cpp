@@ -94,6 +94,9 @@ TEST_CASE("--eval-every shows the dev metric, --keep best keeps the best-on-dev 
   CHECK(shown.err.find("dev mrr ") != std::string::npos);
   CHECK(shown.err.find("epoch 1/2") != std::string::npos);
   CHECK(shown.err.substr(0, shown.err.find("epoch 2/2")).find("dev mrr") == std::string::npos);  // measured every 2nd epoch
+  // The measurement says it is running (minutes on a large KB), only when it runs.
+  CHECK(shown.err.find("epoch 2: measuring mrr on ") != std::string::npos);
+  CHECK(shown.err.find("epoch 1: measuring") == std::string::npos);
   const Run bad = ntp(kTrain + " --keep first --model " + model("never"));
   CHECK(bad.status == 2);
   CHECK(bad.err.find("--keep is best or last, got 'first'") != std::string::npos);
