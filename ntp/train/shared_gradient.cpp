@@ -20,6 +20,12 @@ StepGoals share_of(const StepGoals& batch, const ProcessShare& share) {
   return mine;
 }
 
+std::vector<Atom> share_of(const std::vector<Atom>& positives, const ProcessShare& share) {
+  std::vector<Atom> mine;
+  for (std::size_t i : share_items(positives.size(), share)) mine.push_back(positives[i]);
+  return mine;
+}
+
 double share_weight(std::size_t share_items, std::size_t all_items) {
   return static_cast<double>(share_items) / static_cast<double>(all_items);
 }

@@ -102,11 +102,12 @@ ad::Var weighted(Learner& l, ad::Var share_loss, std::size_t share_items, std::s
   return ad::scale(l.tape, share_loss, share_weight(share_items, all_items));
 }
 
-// The goals this process proves of `batch`: all of them alone; in a group
-// its share, kept in `held`.
-const StepGoals& goals_to_prove(const Learner& l, const StepGoals& batch, std::optional<StepGoals>& held) {
-  if (l.share.alone()) return batch;
-  held = share_of(batch, l.share);
+// What this process proves of a step's goals or positives: all of them
+// alone; in a group its share (share_of), kept in `held`.
+template <class Items>
+const Items& to_prove(const Learner& l, const Items& all, std::optional<Items>& held) {
+  if (l.share.alone()) return all;
+  held = share_of(all, l.share);
   return *held;
 }
 
@@ -299,7 +300,7 @@ double explore_temperature(const TrainOptions& o, int epoch) {
 double train_step(Learner& learner, RecallProbe& probe, const StepGoals& batch, double temperature,
                   const StepPosition& at, StepTimer& timer) {
   std::optional<StepGoals> held;
-  const StepGoals& goals = goals_to_prove(learner, batch, held);
+  const StepGoals& goals = to_prove(learner, batch, held);
   if (!goals.goals.empty()) probe.before_search(at.step);  // a process with no goal searches nothing
   timer.start();
   double value = 0;
@@ -318,7 +319,7 @@ double complex_step(Learner& learner, const StepGoals& batch, const StepPosition
   timer.start();
   learner.tape.clear();
   std::optional<StepGoals> held;
-  const StepGoals& goals = goals_to_prove(learner, batch, held);
+  const StepGoals& goals = to_prove(learner, batch, held);
   std::optional<ad::Var> step_loss;
   if (!goals.goals.empty())
     step_loss = weighted(learner, complex_loss(learner, goals), goals.goals.size(), batch.goals.size());
@@ -329,10 +330,8 @@ double complex_all_step(Learner& learner, const std::vector<Atom>& positives, co
                         const StepPosition& at, StepTimer& timer) {
   timer.start();
   learner.tape.clear();
-  std::vector<Atom> held;  // in a group, this process's positives
-  if (!learner.share.alone())
-    for (std::size_t i : share_items(positives.size(), learner.share)) held.push_back(positives[i]);
-  const std::vector<Atom>& mine = learner.share.alone() ? positives : held;
+  std::optional<std::vector<Atom>> held;
+  const std::vector<Atom>& mine = to_prove(learner, positives, held);
   std::optional<ad::Var> step_loss;
   if (!mine.empty())
     step_loss = weighted(learner, complex_all_loss(learner, mine, candidates), mine.size(), positives.size());

@@ -44,9 +44,9 @@ std::vector<fs::path> run_files(const std::string& model_path) {
 }
 
 // Their names, sorted, one a line: what each process of a resumed group must hold alike.
-std::vector<unsigned char> run_file_names(const std::string& model_path) {
+std::vector<unsigned char> file_names(const std::vector<fs::path>& files) {
   std::vector<std::string> names;
-  for (const fs::path& file : run_files(model_path)) names.push_back(file.filename().string());
+  for (const fs::path& file : files) names.push_back(file.filename().string());
   std::sort(names.begin(), names.end());
   std::vector<unsigned char> out;
   for (const std::string& name : names) {
@@ -60,17 +60,18 @@ std::vector<unsigned char> run_file_names(const std::string& model_path) {
 
 RankFiles::RankFiles(const ProcessGroup& group, ntp::RunOptions& run) {
   if (group.size() == 1) return;
+  // What this process reads of the run's files: what it resumes from.
+  const std::vector<fs::path> files = run.resume ? run_files(run.model_path) : std::vector<fs::path>{};
   if (group.rank() != 0) {
     scratch_ = make_scratch(run.model_path, group.rank());
-    if (run.resume)
-      for (const fs::path& file : run_files(run.model_path)) fs::copy_file(file, fs::path(scratch_) / file.filename());
+    for (const fs::path& file : files) fs::copy_file(file, fs::path(scratch_) / file.filename());
     run.model_path = (fs::path(scratch_) / fs::path(run.model_path).filename()).string();
     run.log_path.clear();
   }
   // Collective: every copy is made before process 0 writes anything, and a
   // resumed group starts from the same files everywhere (on machines without
   // a shared file system, process 0's files may be missing elsewhere).
-  const auto held = group.all_gather(run.resume ? run_file_names(run.model_path) : std::vector<unsigned char>{});
+  const auto held = group.all_gather(file_names(files));
   for (const auto& theirs : held)
     if (theirs != held.front())
       throw std::runtime_error(run.model_path + ": to resume, every process must read process 0's files (" +
