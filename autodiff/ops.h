@@ -118,6 +118,15 @@ Var binary_cross_entropy(Tape& t, Var p, const std::vector<Scalar>& labels);
 // Result (1, 1).
 Var softmax_cross_entropy(Tape& t, Var x, const std::vector<Index>& targets);
 
+// Mean cross-entropy of groups of probabilities, each against its first row:
+// p (n, 1) holds n / group consecutive groups of `group` rows, and group g
+// contributes -log(p_g0 / Σ_j p_gj), the softmax over log p. Probabilities
+// that are kernels, e^-distance, make it a softmax over minus the distances:
+// a ranking of each group's first row (a positive) above the others (its
+// corruptions). Each p is clipped to [1e-10, 1] first; clipped entries get
+// no gradient. Result (1, 1).
+Var group_cross_entropy(Tape& t, Var p, Index group);
+
 // Shape text "(r, c)" for error messages.
 std::string shape_of(const Matrix& m);
 

@@ -1,5 +1,5 @@
 // autodiff/ops_loss.cpp: the losses: log_sigmoid and the mean binary
-// cross-entropy NTP trains with, both written to stay finite at extreme inputs.
+// cross-entropy NTP trains with, the softmax cross-entropies, all written to stay finite at extreme inputs.
 #include "autodiff/ops_internal.h"
 
 #include <algorithm>
@@ -12,6 +12,7 @@ namespace ad {
 static void log_sigmoid_backward(Tape& t, int id);
 static void binary_cross_entropy_backward(Tape& t, int id);
 static void softmax_cross_entropy_backward(Tape& t, int id);
+static void group_cross_entropy_backward(Tape& t, int id);
 
 // ---- log_sigmoid: y = log σ(x) = -log(1 + e^-x);  dx += g σ(-x) -----------------
 // Evaluated as min(x, 0) - log1p(e^-|x|) so that e^ never overflows.
@@ -120,6 +121,46 @@ static void softmax_cross_entropy_backward(Tape& t, int id) {
   Matrix& gx = x.grad_for_all();
   gx.noalias() += g * n.aux;
   for (Index i = 0; i < count; ++i) gx(i, n.index[static_cast<std::size_t>(i)]) -= g;
+}
+
+// ---- group_cross_entropy: y = -1/G Σ_g [log p_g0 - log S_g],  S_g = Σ_j p_gj -------
+// dp_g0 += c (1/S_g - 1/p_g0),  dp_gj += c / S_g (j > 0),  c = g / G; each
+// term dropped where its p was clipped. aux keeps each group's S_g (G, 1).
+
+Var group_cross_entropy(Tape& t, Var p, Index group) {
+  const Matrix& pv = t.value(p);
+  if (group < 1 || pv.cols() != 1 || pv.rows() == 0 || pv.rows() % group != 0)
+    throw ShapeError("group_cross_entropy: shape " + shape_of(pv) + " is not a column of whole groups of " +
+                     std::to_string(group) + " rows");
+  const Index groups = pv.rows() / group;
+  Node& n = t.push("group_cross_entropy", {p.id}, 1, 1, group_cross_entropy_backward);
+  n.aux.resize(groups, 1);
+  const Matrix& q = t.value(p);
+  Scalar total = 0;
+  for (Index g = 0; g < groups; ++g) {
+    Scalar sum = 0;
+    for (Index j = 0; j < group; ++j) sum += clip_probability(q(g * group + j, 0));
+    n.aux(g, 0) = sum;
+    total += std::log(clip_probability(q(g * group, 0))) - std::log(sum);
+  }
+  n.value(0, 0) = -total / static_cast<Scalar>(groups);
+  return t.last();
+}
+
+static void group_cross_entropy_backward(Tape& t, int id) {
+  const Node& n = t.node(id);
+  Node& p = t.node(n.inputs[0]);
+  if (!p.needs_grad) return;
+  const Index groups = n.aux.rows(), group = p.value.rows() / groups;
+  const Scalar c = n.grad(0, 0) / static_cast<Scalar>(groups);
+  Matrix& gp = p.grad_for_all();
+  for (Index g = 0; g < groups; ++g)
+    for (Index j = 0; j < group; ++j) {
+      const Index i = g * group + j;
+      const Scalar q = p.value(i, 0);
+      if (!in_range(q)) continue;
+      gp(i, 0) += c * (1 / n.aux(g, 0) - (j == 0 ? 1 / q : 0));
+    }
 }
 
 }  // namespace ad

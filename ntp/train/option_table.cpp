@@ -198,6 +198,36 @@ void add_complex_only_settings(std::vector<TrainOption>& t) {
                [](const S& s) { return text(s.train.freeze_kb); }, [](S& s, V v) { s.train.freeze_kb = read_bool(v); }});
 }
 
+// What each step proves and trains its proofs against (TrainOptions::negatives ... mask).
+void add_goal_settings(std::vector<TrainOption>& t) {
+  using S = TrainSettings;
+  using V = const std::string&;
+  t.push_back({"negatives", OptionGroup::Learning, OptionKind::Integer, "corruptions per positive",
+               [](const S& s) { return text(s.train.negatives); }, [](S& s, V v) { s.train.negatives = read_int(v); }});
+  t.push_back({"proof-loss", OptionGroup::Learning, OptionKind::Name,
+               "the loss of the proofs: binary (NTP's cross-entropy of each score against its label) or ranking "
+               "(each positive's score against its own corruptions' in one softmax; wants many --negatives)",
+               [](const S& s) { return std::string(proof_loss_name(s.train.proof_loss)); },
+               [](S& s, V v) {
+                 if (!proof_loss_from_name(v, &s.train.proof_loss))
+                   throw std::invalid_argument("is binary or ranking, got '" + v + "'");
+               }});
+  t.push_back({"predicate-negatives", OptionGroup::Learning, OptionKind::Integer,
+               "of the --negatives corruptions per positive, how many replace the predicate (by another of its "
+               "arity that shares no argument pair with it in training) instead of a constant, so that similar "
+               "relations are told apart",
+               [](const S& s) { return text(s.train.predicate_negatives); },
+               [](S& s, V v) { s.train.predicate_negatives = read_int(v); }});
+  t.push_back({"mask", OptionGroup::Learning, OptionKind::Name,
+               "what a training fact's proofs may not use: fact (itself) or pair (every fact between "
+               "its constants, e.g. its inverse; for KBs stored with inverses, such as WN11)",
+               [](const S& s) { return std::string(training_mask_name(s.train.mask)); },
+               [](S& s, V v) {
+                 if (!training_mask_from_name(v, &s.train.mask))
+                   throw std::invalid_argument("is fact or pair, got '" + v + "'");
+               }});
+}
+
 // How the model learns (TrainOptions).
 void add_learning_settings(std::vector<TrainOption>& t) {
   using S = TrainSettings;
@@ -222,22 +252,7 @@ void add_learning_settings(std::vector<TrainOption>& t) {
                [](const S& s) { return text(s.train.clip); }, [](S& s, V v) { s.train.clip = read_number(v); }});
   t.push_back({"optimizer", OptionGroup::Learning, OptionKind::Name, "adam, adagrad or sgd", [](const S& s) { return s.train.optimizer; },
                [](S& s, V v) { s.train.optimizer = v; }});
-  t.push_back({"negatives", OptionGroup::Learning, OptionKind::Integer, "corruptions per positive",
-               [](const S& s) { return text(s.train.negatives); }, [](S& s, V v) { s.train.negatives = read_int(v); }});
-  t.push_back({"predicate-negatives", OptionGroup::Learning, OptionKind::Integer,
-               "of the --negatives corruptions per positive, how many replace the predicate (by another of its "
-               "arity that shares no argument pair with it in training) instead of a constant, so that similar "
-               "relations are told apart",
-               [](const S& s) { return text(s.train.predicate_negatives); },
-               [](S& s, V v) { s.train.predicate_negatives = read_int(v); }});
-  t.push_back({"mask", OptionGroup::Learning, OptionKind::Name,
-               "what a training fact's proofs may not use: fact (itself) or pair (every fact between "
-               "its constants, e.g. its inverse; for KBs stored with inverses, such as WN11)",
-               [](const S& s) { return std::string(training_mask_name(s.train.mask)); },
-               [](S& s, V v) {
-                 if (!training_mask_from_name(v, &s.train.mask))
-                   throw std::invalid_argument("is fact or pair, got '" + v + "'");
-               }});
+  add_goal_settings(t);
   t.push_back({"explore", OptionGroup::ProofSearch, OptionKind::Number,
                "exploration: score a goal in training by a soft max over its proof paths at this temperature, "
                "annealed to the hard max by the middle epoch, so that rules not yet winning get gradient (0 = off)",

@@ -7,6 +7,7 @@
 #include "ntp/kb/text.h"
 
 #include <sstream>
+#include <string>
 #include <stdexcept>
 
 namespace ntp {
@@ -61,6 +62,9 @@ void check_options(const TrainOptions& o) {
   require(o.l2 >= 0, "the L2 coefficient", ">= 0", o.l2);
   require(o.l2_predicates >= 0 || o.l2_predicates == -1, "the predicates' L2 coefficient", ">= 0 (-1 = --l2's)",
           o.l2_predicates);
+  if (o.proof_loss == ProofLoss::Ranking && o.negatives < 1)
+    throw std::invalid_argument("the ranking proof loss needs at least one corruption per positive (--negatives), got " +
+                                std::to_string(o.negatives));
   require(o.explore >= 0, "the exploration temperature", ">= 0 (0 = off)", o.explore);
   require(o.index.update_every >= 0, "the steps between fact index updates", ">= 0 (0 = every step)",
           o.index.update_every);
@@ -73,6 +77,14 @@ const char* complex_loss_name(ComplexLoss loss) { return loss == ComplexLoss::Al
 bool complex_loss_from_name(const std::string& name, ComplexLoss* loss) {
   if (name != "sampled" && name != "all") return false;
   *loss = name == "all" ? ComplexLoss::All : ComplexLoss::Sampled;
+  return true;
+}
+
+const char* proof_loss_name(ProofLoss loss) { return loss == ProofLoss::Ranking ? "ranking" : "binary"; }
+
+bool proof_loss_from_name(const std::string& name, ProofLoss* loss) {
+  if (name != "binary" && name != "ranking") return false;
+  *loss = name == "ranking" ? ProofLoss::Ranking : ProofLoss::Binary;
   return true;
 }
 

@@ -69,6 +69,20 @@ enum class ComplexLoss { Sampled, All };
 const char* complex_loss_name(ComplexLoss loss);                            // "sampled", "all"
 bool complex_loss_from_name(const std::string& name, ComplexLoss* loss);    // false if unknown
 
+// The loss of the epochs with proofs, on each positive's proof score and
+// its corruptions'.
+//   Binary   NTP's: the cross-entropy of every score against its label, as
+//            if it were a probability.
+//   Ranking  each positive against its own corruptions: the cross-entropy
+//            of the positive's share of its group's summed scores
+//            (ad::group_cross_entropy), a softmax over minus the proofs'
+//            distances. It trains the order that ranking measures; a
+//            corruption far below its positive no longer pulls. It needs
+//            many corruptions (Nations dev: 26 a positive, docs/results/proof_loss.md).
+enum class ProofLoss { Binary, Ranking };
+const char* proof_loss_name(ProofLoss loss);                            // "binary", "ranking"
+bool proof_loss_from_name(const std::string& name, ProofLoss* loss);    // false if unknown
+
 // How the model learns (batch.h, step.h). The defaults are one recipe for
 // every benchmark, chosen on their dev splits together (docs/RESULTS.md, "One
 // recipe"); NTP's own settings were lr 1e-3, L2 1e-3 and 2 negatives.
@@ -98,6 +112,7 @@ struct TrainOptions {
   bool freeze_kb = false;
   int batch = 10;                 // positives per step
   int negatives = 4;              // corruptions per positive
+  ProofLoss proof_loss = ProofLoss::Binary;
   // Of those, how many replace the predicate (another KB predicate of the
   // fact's arity that shares no argument tuple with it in training, so that
   // parentOf(x, y) is never drawn for fatherOf(x, y)) instead of a constant;

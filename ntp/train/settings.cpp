@@ -87,6 +87,7 @@ std::string training_settings(const TrainingData& data, const ModelOptions& m, c
     s << "complex-loss=" << complex_loss_name(t.complex_loss) << "\ncomplex-batch=" << t.complex_batch
       << "\ncomplex-candidates=" << t.complex_candidates << "\n";
   if (t.freeze_kb) s << "freeze-kb=1\n";
+  if (t.proof_loss != ProofLoss::Binary) s << "proof-loss=" << proof_loss_name(t.proof_loss) << "\n";
   if (t.predicate_negatives > 0) s << "predicate-negatives=" << t.predicate_negatives << "\n";
   if (t.l2_predicates != -1) s << "l2-predicates=" << number(t.l2_predicates) << "\n";
   return s.str();

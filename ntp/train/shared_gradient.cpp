@@ -11,18 +11,21 @@
 
 namespace ntp {
 
-StepGoals share_of(const StepGoals& batch, const ProcessShare& share) {
+StepGoals share_of(const StepGoals& batch, const ProcessShare& share, std::size_t group) {
   StepGoals mine;
-  for (std::size_t i : share_items(batch.goals.size(), share)) {
-    mine.goals.push_back(batch.goals[i]);
-    mine.labels.push_back(batch.labels[i]);
-  }
+  for (std::size_t g : share_items(batch.goals.size() / group, share))
+    for (std::size_t i = g * group; i < (g + 1) * group; ++i) {
+      mine.goals.push_back(batch.goals[i]);
+      mine.labels.push_back(batch.labels[i]);
+    }
   return mine;
 }
 
-std::vector<Atom> share_of(const std::vector<Atom>& positives, const ProcessShare& share) {
+std::vector<Atom> share_of(const std::vector<Atom>& positives, const ProcessShare& share, std::size_t group) {
   std::vector<Atom> mine;
-  for (std::size_t i : share_items(positives.size(), share)) mine.push_back(positives[i]);
+  for (std::size_t g : share_items(positives.size() / group, share))
+    mine.insert(mine.end(), positives.begin() + static_cast<std::ptrdiff_t>(g * group),
+                positives.begin() + static_cast<std::ptrdiff_t>((g + 1) * group));
   return mine;
 }
 

@@ -88,9 +88,12 @@ ad::Var complex_all_loss(Learner& l, const std::vector<Atom>& positives, const s
   return ad::softmax_cross_entropy(t, ad::matmul_transposed(t, queries, constants), targets);
 }
 
-// The cross-entropy of the scores; an NTPλ model adds its ComplEx scores'.
+// The proofs' loss (TrainOptions::proof_loss); an NTPλ model adds its
+// ComplEx scores' cross-entropy.
 ad::Var loss(Learner& l, ad::Var scores, const StepGoals& batch) {
-  const ad::Var total = ad::binary_cross_entropy(l.tape, scores, batch.labels);
+  const ad::Var total = l.proof_loss == ProofLoss::Ranking
+                            ? ad::group_cross_entropy(l.tape, scores, static_cast<ad::Index>(l.proof_group))
+                            : ad::binary_cross_entropy(l.tape, scores, batch.labels);
   if (!l.model.prover.complex) return total;
   return ad::add(l.tape, total, complex_loss(l, batch));
 }
@@ -103,11 +106,12 @@ ad::Var weighted(Learner& l, ad::Var share_loss, std::size_t share_items, std::s
 }
 
 // What this process proves of a step's goals or positives: all of them
-// alone; in a group its share (share_of), kept in `held`.
+// alone; in a group its share (share_of) in whole groups of `group`, kept in
+// `held`.
 template <class Items>
-const Items& to_prove(const Learner& l, const Items& all, std::optional<Items>& held) {
+const Items& to_prove(const Learner& l, const Items& all, std::optional<Items>& held, std::size_t group) {
   if (l.share.alone()) return all;
-  held = share_of(all, l.share);
+  held = share_of(all, l.share, group);
   return *held;
 }
 
@@ -288,7 +292,9 @@ Learner::Learner(Model& trained, const TrainOptions& options)
       parameters(trained_tables(trained)),
       facts(make_fact_index(trained, trained.prover.index, options.index)),
       prover(trained, *facts, trained.prover),
-      freeze_kb(options.freeze_kb) {
+      freeze_kb(options.freeze_kb),
+      proof_loss(options.proof_loss),
+      proof_group(options.proof_loss == ProofLoss::Ranking ? 1 + static_cast<std::size_t>(options.negatives) : 1) {
   if (options.l2_predicates >= 0) optimizer->set_l2(0, options.l2_predicates);  // trained_tables' first
 }
 
@@ -300,7 +306,7 @@ double explore_temperature(const TrainOptions& o, int epoch) {
 double train_step(Learner& learner, RecallProbe& probe, const StepGoals& batch, double temperature,
                   const StepPosition& at, StepTimer& timer) {
   std::optional<StepGoals> held;
-  const StepGoals& goals = to_prove(learner, batch, held);
+  const StepGoals& goals = to_prove(learner, batch, held, learner.proof_group);
   if (!goals.goals.empty()) probe.before_search(at.step);  // a process with no goal searches nothing
   timer.start();
   double value = 0;
@@ -319,7 +325,7 @@ double complex_step(Learner& learner, const StepGoals& batch, const StepPosition
   timer.start();
   learner.tape.clear();
   std::optional<StepGoals> held;
-  const StepGoals& goals = to_prove(learner, batch, held);
+  const StepGoals& goals = to_prove(learner, batch, held, learner.proof_group);
   std::optional<ad::Var> step_loss;
   if (!goals.goals.empty())
     step_loss = weighted(learner, complex_loss(learner, goals), goals.goals.size(), batch.goals.size());
@@ -331,7 +337,7 @@ double complex_all_step(Learner& learner, const std::vector<Atom>& positives, co
   timer.start();
   learner.tape.clear();
   std::optional<std::vector<Atom>> held;
-  const std::vector<Atom>& mine = to_prove(learner, positives, held);
+  const std::vector<Atom>& mine = to_prove(learner, positives, held, 1);
   std::optional<ad::Var> step_loss;
   if (!mine.empty())
     step_loss = weighted(learner, complex_all_loss(learner, mine, candidates), mine.size(), positives.size());

@@ -46,6 +46,10 @@ struct Learner {
   Prover prover;
   ad::Tape tape;
   bool freeze_kb;  // TrainOptions::freeze_kb: train_step moves only the rules' rows
+  ProofLoss proof_loss;       // TrainOptions::proof_loss
+  // The goals a process proves together: under the ranking loss a positive
+  // and its TrainOptions::negatives corruptions, which it compares; else 1.
+  std::size_t proof_group;
   // The processes training together (shared_gradient.h): each step proves
   // this process's share of its goals. Alone by default.
   ProcessShare share;

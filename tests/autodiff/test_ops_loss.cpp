@@ -1,5 +1,5 @@
-// Gradient checks for log_sigmoid and binary_cross_entropy
-// (autodiff/ops_loss.cpp), including clipped probabilities.
+// Gradient checks for log_sigmoid, binary_cross_entropy and the softmax
+// cross-entropies (autodiff/ops_loss.cpp), including clipped probabilities.
 #include "tests/autodiff/gradcheck.h"
 
 using namespace gradcheck;
@@ -141,4 +141,51 @@ TEST_CASE("softmax_cross_entropy stays finite at large logits and checks its tar
   CHECK(t.grad(v)(1, 1) == doctest::Approx((1.0 / 3 - 1) / 2));
   CHECK_THROWS_AS(ad::softmax_cross_entropy(t, v, {3, 0}), ad::ShapeError);
   CHECK_THROWS_AS(ad::softmax_cross_entropy(t, v, {-1, 0}), ad::ShapeError);
+}
+
+namespace {
+
+// -1/G Σ_g log(p_g0 / Σ_j p_gj) over groups of 3 rows, written directly.
+Matrix group_ce_reference(const Matrix& p) {
+  double total = 0;
+  const ad::Index groups = p.rows() / 3;
+  for (ad::Index g = 0; g < groups; ++g) {
+    const double sum = p(3 * g, 0) + p(3 * g + 1, 0) + p(3 * g + 2, 0);
+    total -= std::log(p(3 * g, 0) / sum);
+  }
+  Matrix out(1, 1);
+  out(0, 0) = total / static_cast<double>(groups);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("group_cross_entropy matches its reference and finite differences") {
+  OpCase c;
+  c.op = "group_cross_entropy";
+  c.inputs = {random_matrix(6, 1, 65, 0.05, 0.95)};
+  c.build = [](ad::Tape& t, const std::vector<ad::Var>& v, ad::Parameter*) {
+    return ad::group_cross_entropy(t, v[0], 3);
+  };
+  c.reference = [](const Inputs& x) { return group_ce_reference(x[0]); };
+  c.bad_shapes = {{Matrix::Zero(5, 1)}, {Matrix::Zero(6, 2)}, {Matrix::Zero(0, 1)}};
+  check_op(c);
+}
+
+TEST_CASE("group_cross_entropy clips vanishing probabilities and gives them no gradient") {
+  ad::Tape t;
+  Matrix p(4, 1);
+  p << 0.5, 0, 0.25, 1e-30;  // two groups of 2
+  const ad::Var v = t.variable(p);
+  const ad::Var loss = ad::group_cross_entropy(t, v, 2);
+  // Group 0: -log(0.5 / (0.5 + 1e-10)); group 1: -log(0.25 / (0.25 + 1e-10)).
+  const double expected = (std::log(1 + 2e-10) + std::log(1 + 4e-10)) / 2;
+  CHECK(t.scalar(loss) == doctest::Approx(expected).epsilon(1e-12));
+  t.backward(loss);
+  CHECK(t.grad(v).allFinite());
+  CHECK(t.grad(v)(1, 0) == 0);
+  CHECK(t.grad(v)(3, 0) == 0);
+  CHECK(t.grad(v)(0, 0) < 0);  // raising a positive lowers the loss
+  CHECK_THROWS_AS(ad::group_cross_entropy(t, v, 3), ad::ShapeError);
+  CHECK_THROWS_AS(ad::group_cross_entropy(t, v, 0), ad::ShapeError);
 }

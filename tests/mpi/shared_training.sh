@@ -2,7 +2,8 @@
 # Training shared by 2 and 3 processes (`mpirun -np R ntp train`, each
 # proving its share of every step) must give one process's model up to
 # rounding (ntp/train/shared_gradient.h says why not to the bit), on the
-# family KB (with its choices on dev) and on a random KB; a run stopped under
+# family KB (with its choices on dev) and on a random KB (also with the
+# ranking proof loss); a run stopped under
 # one group size resumes under another; a process that dies stops the group,
 # and the last checkpoint still resumes.
 # Usage: shared_training.sh NTP MODEL_DISTANCE MPIEXEC SOURCE_DIR WORK_DIR
@@ -54,6 +55,9 @@ with open("random.nlt", "w") as f:
 PY
 random_args=(--train random_train.nl --templates random.nlt --dim 10 --seed 3 --dev-from-train=false)
 same_as_one random "${random_args[@]}" --epochs 4
+# The ranking proof loss compares a positive with its corruptions: a process
+# proves them together (10 positives a step over 2 and 3 processes).
+same_as_one random-ranking "${random_args[@]}" --epochs 2 --proof-loss ranking
 
 # Two epochs under 2 processes, resumed for two more under 3: one process's four.
 "$mpiexec" -np 2 "$ntp" train "${random_args[@]}" --epochs 2 --threads 1 --model resumed.model 2> resumed.2.log

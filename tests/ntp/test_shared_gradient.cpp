@@ -149,6 +149,23 @@ TEST_CASE("the shares of n items take every third in turn and cover them once") 
   }
 }
 
+TEST_CASE("a share of goals in groups takes whole groups, every third in turn") {
+  ntp::StepGoals batch;
+  for (int g = 0; g < 4; ++g)
+    for (int j = 0; j < 3; ++j) {
+      batch.goals.push_back({ntp::Atom{g, {j, j}}, -1});
+      batch.labels.push_back(j == 0 ? 1 : 0);
+    }
+  const ntp::StepGoals first = ntp::share_of(batch, ntp::ProcessShare{0, 3, nullptr}, 3);
+  REQUIRE(first.goals.size() == 6);  // groups 0 and 3
+  for (std::size_t i = 0; i < 6; ++i) {
+    CHECK(first.goals[i].atom.predicate == (i < 3 ? 0 : 3));
+    CHECK(first.labels[i] == (i % 3 == 0 ? 1 : 0));
+  }
+  CHECK(ntp::share_of(batch, ntp::ProcessShare{2, 3, nullptr}, 3).goals.size() == 3);
+  CHECK(ntp::share_of(batch, ntp::ProcessShare{2, 3, nullptr}).goals.size() == 4);  // goal by goal
+}
+
 TEST_CASE("a group trains the model one process trains, its members alike to the bit") {
   const ntp::KnowledgeBase kb = random_kb();
   ntp::TrainOptions o;
@@ -162,6 +179,10 @@ TEST_CASE("a group trains the model one process trains, its members alike to the
     o.complex_epochs = 2;
     o.complex_loss = ntp::ComplexLoss::All;
     check_group_trains_as_one(ntp::make_model(kb, 8, config, 1), o);
+  }
+  SUBCASE("the ranking proof loss: each positive proven with its corruptions by one member") {
+    o.proof_loss = ntp::ProofLoss::Ranking;
+    check_group_trains_as_one(ntp::make_model(kb, 8, ntp::ProverConfig{}, 1), o);
   }
   SUBCASE("a share with no goals: one positive a step, no corruption, three members") {
     o.batch = 1;
