@@ -1,5 +1,6 @@
-// autodiff/ops_loss.cpp: the losses: log_sigmoid and the mean binary
-// cross-entropy NTP trains with, the softmax cross-entropies, all written to stay finite at extreme inputs.
+// autodiff/ops_loss.cpp: the losses: log_sigmoid, the mean binary
+// cross-entropy NTP trains with and the softmax cross-entropies, all written
+// to stay finite at extreme inputs.
 #include "autodiff/ops_internal.h"
 
 #include <algorithm>

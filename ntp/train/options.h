@@ -78,7 +78,8 @@ bool complex_loss_from_name(const std::string& name, ComplexLoss* loss);    // f
 //            (ad::group_cross_entropy), a softmax over minus the proofs'
 //            distances. It trains the order that ranking measures; a
 //            corruption far below its positive no longer pulls. It needs
-//            many corruptions (Nations dev: 26 a positive, docs/results/proof_loss.md).
+//            many corruptions (Nations dev: 12 a positive gains, 4 loses;
+//            docs/results/proof_loss.md).
 enum class ProofLoss { Binary, Ranking };
 const char* proof_loss_name(ProofLoss loss);                            // "binary", "ranking"
 bool proof_loss_from_name(const std::string& name, ProofLoss* loss);    // false if unknown

@@ -21,11 +21,9 @@ StepGoals share_of(const StepGoals& batch, const ProcessShare& share, std::size_
   return mine;
 }
 
-std::vector<Atom> share_of(const std::vector<Atom>& positives, const ProcessShare& share, std::size_t group) {
+std::vector<Atom> share_of(const std::vector<Atom>& positives, const ProcessShare& share) {
   std::vector<Atom> mine;
-  for (std::size_t g : share_items(positives.size() / group, share))
-    mine.insert(mine.end(), positives.begin() + static_cast<std::ptrdiff_t>(g * group),
-                positives.begin() + static_cast<std::ptrdiff_t>((g + 1) * group));
+  for (std::size_t i : share_items(positives.size(), share)) mine.push_back(positives[i]);
   return mine;
 }
 

@@ -33,9 +33,8 @@ namespace ntp {
 // whole groups of `group` consecutive goals: the ranking proof loss compares
 // a positive with its own corruptions, so they must be proven together.
 StepGoals share_of(const StepGoals& batch, const ProcessShare& share, std::size_t group = 1);
-// The positives of a 1-vs-all step that `share` proves (share_items), in
-// whole groups of `group`.
-std::vector<Atom> share_of(const std::vector<Atom>& positives, const ProcessShare& share, std::size_t group = 1);
+// The positives of a 1-vs-all step that `share` proves (share_items).
+std::vector<Atom> share_of(const std::vector<Atom>& positives, const ProcessShare& share);
 
 // The part of a whole that `share`'s loss stands for: its items over all of them.
 double share_weight(std::size_t share_items, std::size_t all_items);

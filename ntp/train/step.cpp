@@ -105,13 +105,19 @@ ad::Var weighted(Learner& l, ad::Var share_loss, std::size_t share_items, std::s
   return ad::scale(l.tape, share_loss, share_weight(share_items, all_items));
 }
 
+// A group member's share of a step's goals (a positive with its corruptions
+// under the ranking loss, Learner::proof_group) or of its 1-vs-all positives.
+StepGoals share_for(const Learner& l, const StepGoals& goals) { return share_of(goals, l.share, l.proof_group); }
+std::vector<Atom> share_for(const Learner& l, const std::vector<Atom>& positives) {
+  return share_of(positives, l.share);
+}
+
 // What this process proves of a step's goals or positives: all of them
-// alone; in a group its share (share_of) in whole groups of `group`, kept in
-// `held`.
+// alone; in a group its share (share_for), kept in `held`.
 template <class Items>
-const Items& to_prove(const Learner& l, const Items& all, std::optional<Items>& held, std::size_t group) {
+const Items& to_prove(const Learner& l, const Items& all, std::optional<Items>& held) {
   if (l.share.alone()) return all;
-  held = share_of(all, l.share, group);
+  held = share_for(l, all);
   return *held;
 }
 
@@ -306,7 +312,7 @@ double explore_temperature(const TrainOptions& o, int epoch) {
 double train_step(Learner& learner, RecallProbe& probe, const StepGoals& batch, double temperature,
                   const StepPosition& at, StepTimer& timer) {
   std::optional<StepGoals> held;
-  const StepGoals& goals = to_prove(learner, batch, held, learner.proof_group);
+  const StepGoals& goals = to_prove(learner, batch, held);
   if (!goals.goals.empty()) probe.before_search(at.step);  // a process with no goal searches nothing
   timer.start();
   double value = 0;
@@ -325,7 +331,7 @@ double complex_step(Learner& learner, const StepGoals& batch, const StepPosition
   timer.start();
   learner.tape.clear();
   std::optional<StepGoals> held;
-  const StepGoals& goals = to_prove(learner, batch, held, learner.proof_group);
+  const StepGoals& goals = to_prove(learner, batch, held);
   std::optional<ad::Var> step_loss;
   if (!goals.goals.empty())
     step_loss = weighted(learner, complex_loss(learner, goals), goals.goals.size(), batch.goals.size());
@@ -337,7 +343,7 @@ double complex_all_step(Learner& learner, const std::vector<Atom>& positives, co
   timer.start();
   learner.tape.clear();
   std::optional<std::vector<Atom>> held;
-  const std::vector<Atom>& mine = to_prove(learner, positives, held, 1);
+  const std::vector<Atom>& mine = to_prove(learner, positives, held);
   std::optional<ad::Var> step_loss;
   if (!mine.empty())
     step_loss = weighted(learner, complex_all_loss(learner, mine, candidates), mine.size(), positives.size());
