@@ -266,6 +266,8 @@ void bind_training(py::module_& m) {
       .def_readonly("best_dev", &ntp::RunResult::best_dev)
       .def_readonly("best_epoch", &ntp::RunResult::best_epoch)
       .def_readonly("checkpoint", &ntp::RunResult::checkpoint)
+      .def_readonly("width_choice", &ntp::RunResult::width_choice,
+                    "with ranked dev facts and a model scored by its proofs: the facts per or-step it ranks with, chosen on dev, and each width's dev metric ('' otherwise)")
       .def_readonly("combine_choice", &ntp::RunResult::combine_choice,
                     "when the rule was chosen on dev (combine='dev', or 'auto' with dev facts): the rule chosen and each rule's dev metric ('' otherwise)")
       .def_readonly("l2_choice", &ntp::RunResult::l2_choice,

@@ -32,7 +32,9 @@ const char* reformulator_name(Reformulator kind);  // "none", "linear", "attenti
 bool reformulator_from_name(const std::string& name, Reformulator* kind);
 
 // How proofs are searched. Stored in the model so that evaluation proves the
-// way training did (the CLI may override k and the index).
+// way training did, except for k_facts, which a run with dev facts widens to
+// the width that ranks them best (train/width_choice.h); the CLI may
+// override k and the index.
 struct ProverConfig {
   // Proof search grows exponentially with depth; the references use 1 or 2.
   // Deeper searches are refused rather than left to exhaust memory.

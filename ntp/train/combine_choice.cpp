@@ -41,22 +41,13 @@ void measure_labelled(Model& model, const TrainingData& data, const ScoreOptions
 // until all are done, the budget has run out or a stop is asked for.
 void measure_in_rounds(Model& model, const TrainingData& data, const ScoreOptions& scoring, std::size_t max_dev_atoms,
                        const ChoiceLimits& limits, std::ostream* progress, CombineChoice& choice) {
-  const std::vector<Atom> atoms = dev_facts_measured(data, max_dev_atoms);
-  const auto known = filter_set(model, data.dev);
-  std::vector<double> reciprocal(std::size(kRules), 0.0);
-  std::size_t sides = 0;
-  const RoundsDone done = rank_in_rounds(atoms, limits, progress, "under mean, max and proof", [&](const std::vector<Atom>& round) {
-    for (std::size_t r = 0; r < std::size(kRules); ++r) {
-      model.prover.combine = kRules[r];
-      for (const SideRank& side : evaluate_ranking(model, round, known, scoring).ranks) reciprocal[r] += 1 / side.mean;
-    }
-    sides += 2 * round.size();
-  });
-  choice.dev_atoms = done.atoms;
-  choice.over_budget = done.over_budget;
-  choice.stopped = done.stopped;
-  if (sides == 0) return;
-  for (std::size_t r = 0; r < std::size(kRules); ++r) choice.measured.emplace_back(kRules[r], reciprocal[r] / static_cast<double>(sides));
+  const VariantsMeasured measured =
+      measure_variants(model, data, scoring, max_dev_atoms, limits, progress, "under mean, max and proof",
+                       std::size(kRules), [](Model& m, std::size_t r) { m.prover.combine = kRules[r]; });
+  choice.dev_atoms = measured.done.atoms;
+  choice.over_budget = measured.done.over_budget;
+  choice.stopped = measured.done.stopped;
+  for (std::size_t r = 0; r < measured.mrr.size(); ++r) choice.measured.emplace_back(kRules[r], measured.mrr[r]);
 }
 
 }  // namespace
@@ -85,6 +76,27 @@ RoundsDone rank_in_rounds(const std::vector<Atom>& atoms, const ChoiceLimits& li
     }
   }
   return done;
+}
+
+VariantsMeasured measure_variants(Model& model, const TrainingData& data, const ScoreOptions& scoring,
+                                  std::size_t max_dev_atoms, const ChoiceLimits& limits, std::ostream* progress,
+                                  const std::string& what, std::size_t variants,
+                                  const std::function<void(Model&, std::size_t)>& apply) {
+  const std::vector<Atom> atoms = dev_facts_measured(data, max_dev_atoms);
+  const auto known = filter_set(model, data.dev);
+  std::vector<double> reciprocal(variants, 0.0);
+  std::size_t sides = 0;
+  VariantsMeasured measured;
+  measured.done = rank_in_rounds(atoms, limits, progress, what, [&](const std::vector<Atom>& round) {
+    for (std::size_t v = 0; v < variants; ++v) {
+      apply(model, v);
+      for (const SideRank& side : evaluate_ranking(model, round, known, scoring).ranks) reciprocal[v] += 1 / side.mean;
+    }
+    sides += 2 * round.size();
+  });
+  if (sides > 0)
+    for (double sum : reciprocal) measured.mrr.push_back(sum / static_cast<double>(sides));
+  return measured;
 }
 
 CombineChoice choose_combine(Model& model, const TrainingData& data, std::size_t max_dev_atoms, std::ostream* progress,

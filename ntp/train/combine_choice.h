@@ -9,6 +9,7 @@
 // a run finds out without a setting typed per data set.
 #pragma once
 
+#include "ntp/eval/evaluate.h"
 #include "ntp/kb/process_share.h"
 #include "ntp/model/model.h"
 #include "ntp/train/training_data.h"
@@ -55,6 +56,19 @@ struct RoundsDone {
 // the choices made on dev after training (this one, mined_rules_choice.h).
 RoundsDone rank_in_rounds(const std::vector<Atom>& atoms, const ChoiceLimits& limits, std::ostream* progress,
                           const std::string& what, const std::function<void(const std::vector<Atom>&)>& rank_round);
+
+// The MRR on the same dev atoms (at most `max_dev_atoms`, spread over the
+// dev file) of each of `variants` ways of scoring `model`, set up by
+// `apply(model, v)`: every round ranks its atoms under each variant in turn,
+// through rank_in_rounds. mrr is empty when no round ran.
+struct VariantsMeasured {
+  RoundsDone done;
+  std::vector<double> mrr;  // [variant]
+};
+VariantsMeasured measure_variants(Model& model, const TrainingData& data, const ScoreOptions& scoring,
+                                  std::size_t max_dev_atoms, const ChoiceLimits& limits, std::ostream* progress,
+                                  const std::string& what, std::size_t variants,
+                                  const std::function<void(Model&, std::size_t)>& apply);
 
 struct CombineChoice {
   Combine chosen = Combine::Mean;

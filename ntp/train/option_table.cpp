@@ -118,7 +118,7 @@ void add_model_settings(std::vector<TrainOption>& t) {
   t.push_back({"depth", OptionGroup::ProofSearch, OptionKind::Integer, "maximum rule applications per proof",
                [](const S& s) { return text(s.model.prover.depth); },
                [](S& s, V v) { s.model.prover.depth = read_int(v); }});
-  t.push_back({"k", OptionGroup::ProofSearch, OptionKind::Integer, "facts kept per or-step (0 = all: exhaustive NTP)",
+  t.push_back({"k", OptionGroup::ProofSearch, OptionKind::Integer, "facts kept per or-step in training (0 = all: exhaustive NTP); with dev facts, ranking keeps k, 2k, 4k or 8k, the best on dev",
                [](const S& s) { return text(s.model.prover.k_facts); },
                [](S& s, V v) { s.model.prover.k_facts = read_int(v); }});
   t.push_back({"k-rules", OptionGroup::ProofSearch, OptionKind::Integer, "rules kept per or-step (0 = all)",

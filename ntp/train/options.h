@@ -250,6 +250,7 @@ struct RunResult {
   // candidate's (a finished choice resumed counts the kept candidate's only:
   // the others' checkpoints are gone).
   double training_seconds = 0;
+  std::string width_choice;    // when chosen on dev: the proof search width chosen and each width's dev metric
   std::string combine_choice;  // when chosen on dev: the rule chosen and each rule's dev metric
   std::string l2_choice;       // when chosen on dev: the value chosen and each value's dev metric
   std::string mined_rules;     // when tried on dev: whether mined rules were kept, their weight and the dev metrics

@@ -7,6 +7,7 @@
 #include "ntp/train/carved_dev.h"
 #include "ntp/train/checkpoint.h"
 #include "ntp/train/combine_choice.h"
+#include "ntp/train/width_choice.h"
 #include "ntp/train/mined_rules_choice.h"
 #include "ntp/train/dev_metric.h"
 #include "ntp/train/epochs.h"
@@ -162,6 +163,21 @@ CombineChoice choose_kept_combine(const TrainingData& data, const RunOptions& ru
   return choice;
 }
 
+// The kept model's proof search width, chosen on dev and saved with it;
+// "" when it has none to choose (width_choice.h).
+std::string choose_kept_width(const TrainingData& data, const RunOptions& run, double training_seconds,
+                              std::ostream* progress) {
+  Model kept = load_model(run.model_path);
+  if (!can_choose_width(kept, data)) return "";
+  const ChoiceLimits limits = choice_limits(run, training_seconds);
+  if (progress)
+    *progress << "choosing the proof search width on " << dev_atoms_measured(data, kCombineChoiceDevAtoms)
+              << " dev atoms (at most " << format_duration(limits.seconds) << ")" << std::endl;
+  const WidthChoice choice = choose_width(kept, data, kCombineChoiceDevAtoms, progress, limits);
+  save_model(kept, run.model_path);
+  return describe(choice, dev_metric_name(data));
+}
+
 // One run (train.h, without a choice of L2). When it chose its combine rule
 // on dev, *kept_dev (if given) gets the chosen rule's dev metric, so that a
 // choice of L2 need not measure it again.
@@ -191,6 +207,7 @@ RunResult train_one(const TrainingData& data, const ModelOptions& model_options,
   result.training_seconds = c.state.seconds;
   if (!result.finished) save_checkpoint(c, result.checkpoint);
   else if (run.keep == Keep::Last || c.best_epoch == 0) save_model(c.model, run.model_path);
+  if (result.finished) result.width_choice = choose_kept_width(data, run, result.training_seconds, progress);
   if (result.finished && combine_on_dev) {
     const CombineChoice choice = choose_kept_combine(data, run, result.training_seconds, progress);
     result.combine_choice = describe(choice, dev_metric_name(data));
@@ -341,6 +358,15 @@ ChosenOptions options_chosen(const ModelOptions& model_options, const TrainOptio
   return chosen;
 }
 
+// The proof search width the chooser chose, into the model at `model_path`
+// (trained with the run's own k: the width is a ranking's, not training's).
+void keep_width_like(const Model& chooser, const std::string& model_path) {
+  Model model = load_model(model_path);
+  if (model.prover.k_facts == chooser.prover.k_facts) return;
+  model.prover.k_facts = chooser.prover.k_facts;
+  save_model(model, model_path);
+}
+
 // The mined rules the chooser kept, mined again from every training fact,
 // and their weight, into the model at `model_path`; how many, for the report.
 std::size_t keep_mined_rules_like(const Model& chooser, const TrainingData& data, const std::string& model_path) {
@@ -382,9 +408,11 @@ RunResult train_on_carved_dev(const TrainingData& data, const ModelOptions& mode
   if (progress) *progress << "training on every fact with the values chosen" << std::endl;
   RunResult result = train_with_choices(data, chosen.model, chosen.train, chosen.run, progress);
   if (!result.finished) return result;
+  keep_width_like(chooser, run.model_path);
   const std::size_t mined = keep_mined_rules_like(chooser, data, run.model_path);
   remove_run_files(choosing.model_path);
   result.combine_choice = choice.combine_choice;
+  result.width_choice = choice.width_choice;
   result.l2_choice = choice.l2_choice;
   result.mined_rules = choice.mined_rules;
   result.dev_carved = held + " training facts (seed " + std::to_string(options.seed) + ") made the choices; the model " +

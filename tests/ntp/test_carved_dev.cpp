@@ -95,10 +95,12 @@ TEST_CASE("with no dev facts, the run chooses on held-out facts, then trains on 
   REQUIRE(result.finished);
   MESSAGE(result.dev_carved);
   MESSAGE(result.l2_choice);
+  MESSAGE(result.width_choice);
   MESSAGE(result.combine_choice);
   MESSAGE(result.mined_rules);
   CHECK(result.dev_carved.rfind("6 of 60 training facts (seed 9) made the choices", 0) == 0);
   CHECK(!result.l2_choice.empty());
+  CHECK(!result.width_choice.empty());
   CHECK(!result.combine_choice.empty());
   CHECK(!result.mined_rules.empty());
   // Nothing of the choosing run is left behind.
@@ -108,7 +110,8 @@ TEST_CASE("with no dev facts, the run chooses on held-out facts, then trains on 
   for (double v : run.l2_choices) CHECK(!std::ifstream(ntp::l2_candidate_path(chooser, v)));
 
   // The same model as a run on every fact given the values chosen, plus the
-  // mined rules (mined again from every fact) when the choice kept them.
+  // proof search width chosen (training kept its own k) and the mined rules
+  // (mined again from every fact) when the choice kept them.
   ntp::TrainOptions given = options;
   given.l2 = std::strtod(result.l2_choice.c_str(), nullptr);
   ntp::ModelOptions given_model = model;
@@ -121,6 +124,9 @@ TEST_CASE("with no dev facts, the run chooses on held-out facts, then trains on 
   ntp::Model expected = ntp::load_model(plain.model_path);
   const ntp::Model got = ntp::load_model(run.model_path);
   CHECK(got.kb.facts.size() == 60);
+  CHECK(std::to_string(got.prover.k_facts) == result.width_choice.substr(0, result.width_choice.find(' ')));
+  CHECK(ntp::load_checkpoint(ntp::checkpoint_path(run.model_path)).model.prover.k_facts == 1);
+  expected.prover.k_facts = got.prover.k_facts;
   if (result.mined_rules.rfind("kept", 0) == 0) {
     REQUIRE(!got.mined_rules.empty());
     expected.mined_rules = ntp::mine_rules_like(data.kb, got.mined_rules);

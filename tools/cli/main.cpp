@@ -252,6 +252,7 @@ int report_training(const ntp::RunResult& result, const ntp::RunOptions& run, in
   }
   if (result.best_epoch > 0)
     std::fprintf(stderr, "best dev %s %.4f after epoch %d\n", result.metric.c_str(), result.best_dev, result.best_epoch);
+  if (!result.width_choice.empty()) std::cerr << "proof search width chosen on dev: " << result.width_choice << "\n";
   if (!result.combine_choice.empty()) std::cerr << "combine rule chosen on dev: " << result.combine_choice << "\n";
   if (!result.l2_choice.empty()) std::cerr << "L2 chosen on dev: " << result.l2_choice << "\n";
   if (!result.mined_rules.empty()) std::cerr << "mined rules, on dev: " << result.mined_rules << "\n";

@@ -1,0 +1,150 @@
+// The proof search width chosen on dev (ntp/train/width_choice.h): each
+// width's metric is the proofs alone ranking dev at that width, the best is
+// kept (the narrower on a tie), training's own k is untouched, and models
+// with nothing to choose keep theirs.
+#include "ntp/ntp.h"
+#include "ntp/train/checkpoint.h"
+#include "ntp/train/dev_metric.h"
+#include "ntp/train/new_model.h"
+#include "ntp/train/width_choice.h"
+
+#include <doctest/doctest.h>
+#include <omp.h>
+
+#include <atomic>
+#include <cstdio>
+#include <sstream>
+#include <string>
+
+namespace {
+
+// r(a_i, b_i) for i = 1..40, s(b_i, a_i) for i = 1..15 as training facts and
+// i = 16..40 as dev facts, with an inverse template: a proof of s(b, a)
+// goes through r(a, b), whose nearest facts depend on the embeddings.
+ntp::TrainingData data_with_dev() {
+  std::ostringstream facts;
+  for (int i = 1; i <= 40; ++i) facts << "r(a" << i << ",b" << i << ").\n" << (i <= 15 ? "s(b" : "% s(b") << i << ",a" << i << ").\n";
+  ntp::TrainingData data = ntp::training_data_from_text(facts.str(), "2  #1(X, Y) :- #2(Y, X).\n");
+  for (int i = 16; i <= 40; ++i)
+    data.dev.push_back({data.kb.predicates.find("s"),
+                        {data.kb.constants.find("b" + std::to_string(i)), data.kb.constants.find("a" + std::to_string(i))}});
+  return data;
+}
+
+ntp::ModelOptions model_options() {
+  ntp::ModelOptions mo;
+  mo.dim = 4;  // few dimensions: the nearest fact by distance is often not the best by kernel min
+  mo.seed = 5;
+  mo.prover.complex = true;
+  mo.prover.combine = ntp::Combine::Mean;
+  return mo;
+}
+
+// The proofs alone's dev metric of `model` at `width` facts per or-step.
+double proofs_at(ntp::Model model, const ntp::TrainingData& data, int width) {
+  model.prover.k_facts = width;
+  ntp::ScoreOptions proofs;
+  proofs.source = ntp::ScoreSource::ProofOnly;
+  return ntp::dev_metric(model, data, proofs);
+}
+
+}  // namespace
+
+TEST_CASE("the width chosen on dev ranks the dev facts best with the proofs alone, the narrower on a tie") {
+  omp_set_num_threads(1);
+  const ntp::TrainingData data = data_with_dev();
+  for (int seed : {5, 6, 7}) {
+    ntp::ModelOptions mo = model_options();
+    mo.seed = seed;
+    ntp::Model m = ntp::new_model(data, mo);
+    REQUIRE(ntp::can_choose_width(m, data));
+    std::ostringstream lines;
+    const ntp::WidthChoice choice = ntp::choose_width(m, data, ntp::kCombineChoiceDevAtoms, &lines);
+    MESSAGE(ntp::describe(choice, "mrr"));
+    CHECK(choice.dev_atoms == 25);
+    REQUIRE(choice.measured.size() == 4);
+    double best = -1;
+    int argmax = 0;
+    for (std::size_t w = 0; w < choice.measured.size(); ++w) {
+      const int width = choice.measured[w].first;
+      const double metric = choice.measured[w].second;
+      CHECK(width == (1 << w));  // 1, 2, 4, 8 times the trained k of 1
+      CHECK(metric == doctest::Approx(proofs_at(m, data, width)).epsilon(1e-12));
+      if (metric > best) best = metric, argmax = width;
+    }
+    CHECK(choice.chosen == argmax);
+    CHECK(m.prover.k_facts == argmax);
+    CHECK(m.prover.combine == ntp::Combine::Mean);  // the proofs alone were measured, the rule is untouched
+    CHECK(lines.str().find("k 8") != std::string::npos);
+  }
+}
+
+TEST_CASE("a trained k of 2 tries 2, 4, 8 and 16") {
+  const ntp::TrainingData data = data_with_dev();
+  ntp::Model m = ntp::new_model(data, model_options());
+  m.prover.k_facts = 2;
+  const ntp::WidthChoice choice = ntp::choose_width(m, data);
+  REQUIRE(choice.measured.size() == 4);
+  CHECK(choice.measured.front().first == 2);
+  CHECK(choice.measured.back().first == 16);
+}
+
+TEST_CASE("no width is chosen for exhaustive search, a model ranked by ComplEx alone, or without ranked dev facts") {
+  ntp::TrainingData data = data_with_dev();
+  ntp::Model m = ntp::new_model(data, model_options());
+  m.prover.k_facts = 0;
+  CHECK_FALSE(ntp::can_choose_width(m, data));
+  CHECK(ntp::choose_width(m, data).measured.empty());
+  CHECK(m.prover.k_facts == 0);
+  m.prover.k_facts = 1;
+  m.prover.combine = ntp::Combine::Complex;
+  CHECK_FALSE(ntp::can_choose_width(m, data));
+  m.prover.combine = ntp::Combine::Max;
+  CHECK(ntp::can_choose_width(m, data));
+  m.prover.complex = false;  // a plain model is scored by its proofs whatever its rule field says
+  m.prover.combine = ntp::Combine::Complex;
+  CHECK(ntp::can_choose_width(m, data));
+  data.dev.clear();
+  CHECK_FALSE(ntp::can_choose_width(m, data));
+}
+
+TEST_CASE("the width choice stops with its budget or a stop, keeping the trained k when nothing was measured") {
+  const ntp::TrainingData data = data_with_dev();
+  const ntp::Model trained = ntp::new_model(data, model_options());
+  ntp::ChoiceLimits limits;
+  limits.seconds = 1e-9;  // gone after the first round, which is always measured
+  ntp::Model m = trained;
+  const ntp::WidthChoice cut = ntp::choose_width(m, data, ntp::kCombineChoiceDevAtoms, nullptr, limits);
+  CHECK(cut.over_budget);
+  CHECK(cut.dev_atoms == ntp::kCombineChoiceRound);
+  CHECK(ntp::describe(cut, "mrr").find("the time budget ran out: 20 atoms measured") != std::string::npos);
+
+  std::atomic<bool> stop{true};
+  limits = ntp::ChoiceLimits{};
+  limits.stop = &stop;
+  m = trained;
+  const ntp::WidthChoice stopped = ntp::choose_width(m, data, ntp::kCombineChoiceDevAtoms, nullptr, limits);
+  CHECK(stopped.stopped);
+  CHECK(stopped.measured.empty());
+  CHECK(m.prover.k_facts == 1);
+}
+
+TEST_CASE("a run with dev facts keeps the width in its model file, and trains and resumes at its own k") {
+  omp_set_num_threads(1);
+  const ntp::TrainingData data = data_with_dev();
+  ntp::RunOptions run;
+  run.model_path = std::string(NTP_BINARY_DIR) + "/width_choice.ntp";
+  ntp::TrainOptions t;
+  t.epochs = 2;
+  t.batch = 5;
+  t.seed = 3;
+  const ntp::RunResult result = ntp::train(data, model_options(), t, run, nullptr);
+  REQUIRE(result.finished);
+  MESSAGE(result.width_choice);
+  const ntp::Model kept = ntp::load_model(run.model_path);
+  CHECK(result.width_choice.rfind(std::to_string(kept.prover.k_facts) + " (dev mrr of the proofs alone on 25 atoms", 0) == 0);
+  // The checkpoint, which a resumed run trains on, keeps training's k.
+  CHECK(ntp::load_checkpoint(ntp::checkpoint_path(run.model_path)).model.prover.k_facts == 1);
+  std::remove(run.model_path.c_str());
+  std::remove(ntp::checkpoint_path(run.model_path).c_str());
+}
