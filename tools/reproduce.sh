@@ -214,13 +214,14 @@ countries_args() {
 }
 
 # program_choices LOG: what `ntp train` chose on dev, from its log: "L2 V,
-# rule R, mined rules kept (rules first|weight W, SET)|not kept".
+# width K, rule R, mined rules kept (rules first|weight W, SET)|not kept".
 program_choices() {
-  local l2 rule mined
+  local l2 width rule mined
   l2=$(sed -n 's/^L2 chosen on dev: \([^ ]*\).*/\1/p' "$1")
+  width=$(sed -n 's/^proof search width chosen on dev: \([0-9]*\).*/\1/p' "$1")
   rule=$(sed -n 's/^combine rule chosen on dev: \([a-z]*\).*/\1/p' "$1")
   mined=$(sed -n 's/^mined rules, on dev: \(not kept\|kept, [a-z0-9. ]*\): [0-9]* mined rules, \([a-z -]*\) (.*/\1 (\2)/p' "$1")
-  echo "L2 ${l2:--}, rule ${rule:--}, mined rules ${mined:--}"
+  echo "L2 ${l2:--}, width ${width:--}, rule ${rule:--}, mined rules ${mined:--}"
 }
 
 # run SET K SEED: trains, evaluates, prints a table row.
