@@ -163,11 +163,14 @@ CombineChoice choose_kept_combine(const TrainingData& data, const RunOptions& ru
   return choice;
 }
 
-// The kept model's proof search width, chosen on dev and saved with it;
-// "" when it has none to choose (width_choice.h).
-std::string choose_kept_width(const TrainingData& data, const RunOptions& run, double training_seconds,
+// The kept model's proof search width, chosen on dev among multiples of the
+// k it trained with (`trained_k`: the file of a finished run resumed may
+// hold an earlier choice) and saved with it; "" when it has none to choose
+// (width_choice.h).
+std::string choose_kept_width(const TrainingData& data, const RunOptions& run, int trained_k, double training_seconds,
                               std::ostream* progress) {
   Model kept = load_model(run.model_path);
+  kept.prover.k_facts = trained_k;
   if (!can_choose_width(kept, data)) return "";
   const ChoiceLimits limits = choice_limits(run, training_seconds);
   if (progress)
@@ -207,7 +210,8 @@ RunResult train_one(const TrainingData& data, const ModelOptions& model_options,
   result.training_seconds = c.state.seconds;
   if (!result.finished) save_checkpoint(c, result.checkpoint);
   else if (run.keep == Keep::Last || c.best_epoch == 0) save_model(c.model, run.model_path);
-  if (result.finished) result.width_choice = choose_kept_width(data, run, result.training_seconds, progress);
+  if (result.finished)
+    result.width_choice = choose_kept_width(data, run, model_options.prover.k_facts, result.training_seconds, progress);
   if (result.finished && combine_on_dev) {
     const CombineChoice choice = choose_kept_combine(data, run, result.training_seconds, progress);
     result.combine_choice = describe(choice, dev_metric_name(data));

@@ -6,7 +6,7 @@
 // one whose least kernel is best, which is what a proof scores; keeping a
 // few more lets the max over proofs find it. On Nations dev the proofs alone
 // rank 0.02-0.05 MRR higher at 2 to 8 facts than at 1, and test with them
-// (docs/results/search_width.md); exhaustive search ranks lower still,
+// (docs/results/search_width.md); exhaustive search ranks below k = 1,
 // since training never pushed away the facts only it would meet. So the
 // width is measured on dev after training, proofs alone, and the model file
 // keeps the best: `ntp eval`, `answer` and `prove` then search as wide

@@ -138,13 +138,22 @@ TEST_CASE("a run with dev facts keeps the width in its model file, and trains an
   t.epochs = 2;
   t.batch = 5;
   t.seed = 3;
+  run.keep = ntp::Keep::Best;  // the model file is the best epoch's, not rewritten from the checkpoint when resumed
+  run.eval_every = 1;
   const ntp::RunResult result = ntp::train(data, model_options(), t, run, nullptr);
   REQUIRE(result.finished);
   MESSAGE(result.width_choice);
   const ntp::Model kept = ntp::load_model(run.model_path);
-  CHECK(result.width_choice.rfind(std::to_string(kept.prover.k_facts) + " (dev mrr of the proofs alone on 25 atoms", 0) == 0);
+  REQUIRE(kept.prover.k_facts > 1);  // a width other than training's, so that the checks below can fail
+  CHECK(result.width_choice.rfind(std::to_string(kept.prover.k_facts) + " (dev mrr of the proofs alone on 25 atoms: 1 ", 0) == 0);
   // The checkpoint, which a resumed run trains on, keeps training's k.
   CHECK(ntp::load_checkpoint(ntp::checkpoint_path(run.model_path)).model.prover.k_facts == 1);
+  // A finished run resumed makes its choice again from training's k, not
+  // from the width its model file already holds.
+  run.resume = true;
+  const ntp::RunResult again = ntp::train(data, model_options(), t, run, nullptr);
+  CHECK(again.width_choice == result.width_choice);
+  CHECK(ntp::load_model(run.model_path).prover.k_facts == kept.prover.k_facts);
   std::remove(run.model_path.c_str());
   std::remove(ntp::checkpoint_path(run.model_path).c_str());
 }
