@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <ostream>
 #include <stdexcept>
+#include <utility>
 
 namespace ntp {
 
@@ -84,18 +85,21 @@ VariantsMeasured measure_variants(Model& model, const TrainingData& data, const 
                                   const std::function<void(Model&, std::size_t)>& apply) {
   const std::vector<Atom> atoms = dev_facts_measured(data, max_dev_atoms);
   const auto known = filter_set(model, data.dev);
-  std::vector<double> reciprocal(variants, 0.0);
-  std::size_t sides = 0;
+  std::vector<std::vector<double>> reciprocal(variants);
   VariantsMeasured measured;
   measured.done = rank_in_rounds(atoms, limits, progress, what, [&](const std::vector<Atom>& round) {
     for (std::size_t v = 0; v < variants; ++v) {
       apply(model, v);
-      for (const SideRank& side : evaluate_ranking(model, round, known, scoring).ranks) reciprocal[v] += 1 / side.mean;
+      for (const SideRank& side : evaluate_ranking(model, round, known, scoring).ranks) reciprocal[v].push_back(1 / side.mean);
     }
-    sides += 2 * round.size();
   });
-  if (sides > 0)
-    for (double sum : reciprocal) measured.mrr.push_back(sum / static_cast<double>(sides));
+  if (measured.done.atoms == 0) return measured;
+  for (const std::vector<double>& sides : reciprocal) {
+    double sum = 0;
+    for (double r : sides) sum += r;  // in side order, as before: the same sums to the bit
+    measured.mrr.push_back(sum / static_cast<double>(sides.size()));
+  }
+  measured.reciprocal = std::move(reciprocal);
   return measured;
 }
 

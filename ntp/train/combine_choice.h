@@ -60,10 +60,11 @@ RoundsDone rank_in_rounds(const std::vector<Atom>& atoms, const ChoiceLimits& li
 // The MRR on the same dev atoms (at most `max_dev_atoms`, spread over the
 // dev file) of each of `variants` ways of scoring `model`, set up by
 // `apply(model, v)`: every round ranks its atoms under each variant in turn,
-// through rank_in_rounds. mrr is empty when no round ran.
+// through rank_in_rounds. Both are empty when no round ran.
 struct VariantsMeasured {
   RoundsDone done;
-  std::vector<double> mrr;  // [variant]
+  std::vector<double> mrr;                      // [variant]
+  std::vector<std::vector<double>> reciprocal;  // [variant][side]: each side's reciprocal rank, subject then object
 };
 VariantsMeasured measure_variants(Model& model, const TrainingData& data, const ScoreOptions& scoring,
                                   std::size_t max_dev_atoms, const ChoiceLimits& limits, std::ostream* progress,

@@ -3,6 +3,7 @@
 
 #include "ntp/index/make_fact_index.h"
 #include "ntp/train/dev_metric.h"
+#include "ntp/train/rule_choice.h"
 
 #include <cstdio>
 #include <ostream>
@@ -35,6 +36,7 @@ void measure_in_rounds(Model& model, const TrainingData& data, const ScoreOption
   choice.over_budget = measured.done.over_budget;
   choice.stopped = measured.done.stopped;
   for (std::size_t w = 0; w < measured.mrr.size(); ++w) choice.measured.emplace_back(widths[w], measured.mrr[w]);
+  choice.reciprocal = measured.reciprocal;
 }
 
 }  // namespace
@@ -50,15 +52,14 @@ WidthChoice choose_width(Model& model, const TrainingData& data, std::size_t max
   scoring.source = ScoreSource::ProofOnly;
   scoring.facts = make_fact_index(model, "exact");  // as `ntp eval` ranks; built once for every width
   measure_in_rounds(model, data, scoring, max_dev_atoms, limits, progress, widths, choice);
-  double best = -1;
-  for (const auto& [width, metric] : choice.measured) {
-    if (progress) {
+  if (progress)
+    for (const auto& [width, metric] : choice.measured) {
       char line[64];
       std::snprintf(line, sizeof line, "  k %-3d dev %s %.4f", width, dev_metric_name(data).c_str(), metric);
       *progress << line << std::endl;
     }
-    if (metric > best) best = metric, choice.chosen = width;
-  }
+  if (!choice.reciprocal.empty() && choice.reciprocal.front().size() >= 2)
+    choice.chosen = widths[first_within_noise_of_best(choice.reciprocal)];
   model.prover.k_facts = choice.chosen;
   return choice;
 }

@@ -32,6 +32,7 @@ constexpr int kWidthFactors[] = {1, 2, 4, 8};
 struct WidthChoice {
   int chosen = 0;                                 // facts per `or` step
   std::vector<std::pair<int, double>> measured;   // each width's dev metric, narrowest first
+  std::vector<std::vector<double>> reciprocal;    // [width][side]: each dev side's reciprocal rank
   std::size_t dev_atoms = 0;                      // how many dev atoms were measured
   bool over_budget = false;                       // fewer than asked: the time budget ran out
   bool stopped = false;                           // fewer than asked: stopped
@@ -43,9 +44,15 @@ struct WidthChoice {
 // is not used: the width was studied on rankings, not on accuracy.
 bool can_choose_width(const Model& model, const TrainingData& data);
 
-// Measures `model`'s dev metric with its proofs alone at each width (on an
-// exact tie the narrower stays; the same dev atoms for every width, in
-// rounds bounded by `limits`) and sets model.prover.k_facts to the best.
+// Measures `model`'s dev metric with its proofs alone at each width (the
+// same dev atoms for every width, in rounds bounded by `limits`) and sets
+// model.prover.k_facts to the narrowest width that the best is not clearly
+// better than (rule_choice.h: by more than two standard errors of their
+// paired difference). A wider search costs time and memory at every query,
+// and a width chosen inside dev's noise changes the choices after it (L2,
+// the combine rule) for nothing: on the family KB's 33 dev facts, one side
+// ranked higher at width 2 lifted the other L2 value's model to a tie, the
+// L2 choice then kept it, and it judged one planted rule fewer.
 // `progress` (may be null) gets the rounds' progress and each width's metric.
 WidthChoice choose_width(Model& model, const TrainingData& data, std::size_t max_dev_atoms = kCombineChoiceDevAtoms,
                          std::ostream* progress = nullptr, const ChoiceLimits& limits = {});
