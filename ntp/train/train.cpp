@@ -150,35 +150,36 @@ ChoiceLimits choice_limits(const RunOptions& run, double training_seconds) {
   return limits;
 }
 
-// The kept model's combine rule, chosen on dev and saved with it.
-CombineChoice choose_kept_combine(const TrainingData& data, const RunOptions& run, double training_seconds,
-                                  std::ostream* progress) {
-  Model kept = load_model(run.model_path);
-  const ChoiceLimits limits = choice_limits(run, training_seconds);
+// "choosing WHAT on N dev atoms (at most T)", before a choice on dev.
+void announce_choice(std::ostream* progress, const std::string& what, const TrainingData& data,
+                     const ChoiceLimits& limits) {
   if (progress)
-    *progress << "choosing the combine rule on " << dev_atoms_measured(data, kCombineChoiceDevAtoms)
-              << " dev atoms (at most " << format_duration(limits.seconds) << ")" << std::endl;
-  const CombineChoice choice = choose_combine(kept, data, kCombineChoiceDevAtoms, progress, limits);
-  save_model(kept, run.model_path);
-  return choice;
+    *progress << "choosing " << what << " on " << dev_atoms_measured(data, kCombineChoiceDevAtoms) << " dev atoms (at most "
+              << format_duration(limits.seconds) << ")" << std::endl;
 }
 
-// The kept model's proof search width, chosen on dev among multiples of the
-// k it trained with (`trained_k`: the file of a finished run resumed may
-// hold an earlier choice) and saved with it; "" when it has none to choose
-// (width_choice.h).
-std::string choose_kept_width(const TrainingData& data, const RunOptions& run, int trained_k, double training_seconds,
-                              std::ostream* progress) {
+// The choices made on the kept model after training, in order, on one copy
+// of it loaded and saved once: its proof search width, among multiples of
+// the k it trained with (`trained_k`: the file of a finished run resumed may
+// hold an earlier choice; width_choice.h), then, when `combine_on_dev`, its
+// combine rule at that width. Each is described in `result`; *kept_dev (if
+// given) gets the chosen rule's dev metric.
+void choose_on_kept(const TrainingData& data, const RunOptions& run, int trained_k, bool combine_on_dev,
+                    RunResult& result, std::ostream* progress, double* kept_dev) {
   Model kept = load_model(run.model_path);
   kept.prover.k_facts = trained_k;
-  if (!can_choose_width(kept, data)) return "";
-  const ChoiceLimits limits = choice_limits(run, training_seconds);
-  if (progress)
-    *progress << "choosing the proof search width on " << dev_atoms_measured(data, kCombineChoiceDevAtoms)
-              << " dev atoms (at most " << format_duration(limits.seconds) << ")" << std::endl;
-  const WidthChoice choice = choose_width(kept, data, kCombineChoiceDevAtoms, progress, limits);
-  save_model(kept, run.model_path);
-  return describe(choice, dev_metric_name(data));
+  const ChoiceLimits limits = choice_limits(run, result.training_seconds);  // each choice's own budget
+  if (can_choose_width(kept, data)) {
+    announce_choice(progress, "the proof search width", data, limits);
+    result.width_choice = describe(choose_width(kept, data, kCombineChoiceDevAtoms, progress, limits), dev_metric_name(data));
+  }
+  if (combine_on_dev) {
+    announce_choice(progress, "the combine rule", data, limits);
+    const CombineChoice choice = choose_combine(kept, data, kCombineChoiceDevAtoms, progress, limits);
+    result.combine_choice = describe(choice, dev_metric_name(data));
+    if (kept_dev) *kept_dev = choice.chosen_metric();
+  }
+  if (!result.width_choice.empty() || combine_on_dev) save_model(kept, run.model_path);
 }
 
 // One run (train.h, without a choice of L2). When it chose its combine rule
@@ -211,12 +212,7 @@ RunResult train_one(const TrainingData& data, const ModelOptions& model_options,
   if (!result.finished) save_checkpoint(c, result.checkpoint);
   else if (run.keep == Keep::Last || c.best_epoch == 0) save_model(c.model, run.model_path);
   if (result.finished)
-    result.width_choice = choose_kept_width(data, run, model_options.prover.k_facts, result.training_seconds, progress);
-  if (result.finished && combine_on_dev) {
-    const CombineChoice choice = choose_kept_combine(data, run, result.training_seconds, progress);
-    result.combine_choice = describe(choice, dev_metric_name(data));
-    if (kept_dev) *kept_dev = choice.chosen_metric();
-  }
+    choose_on_kept(data, run, model_options.prover.k_facts, combine_on_dev, result, progress, kept_dev);
   result.epochs_done = c.state.epochs_done;
   result.steps_done = c.state.steps_done;
   result.best_dev = c.best_dev;
