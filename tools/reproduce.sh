@@ -39,6 +39,10 @@
 # - The family KB's planted rules (--only "family-rules family-heldout-rules",
 #   seeds as given): read from a trained model's rule slots and judged by it
 #   (run_family_rules below); seconds a seed.
+# - The prover started from mined rules (--only "nations-mined umls-mined
+#   kinship-mined"): the defaults with `--templates mined` (rules mined from
+#   the training facts, 10 a relation, their shape chosen on dev) in place
+#   of the templates that ship.
 # - Mined rules alone (--only "nations-rules umls-rules kinship-rules
 #   wn18rr-rules fb15k237-rules countries_s3-rules"): `ntp mine` on the
 #   training facts (options after `--` go to it; with or without rules with
@@ -244,8 +248,12 @@ run() {
       [[ $recipe_kind == defaults ]] && choice=$(program_choices "$tag.log")
       metric=auc_pr
       mapfile -t eval_args < <(countries_args "$set" "$countries") ;;
-    nations|umls|kinship)
-      /usr/bin/time -v -o "$tag.time" "$ntp" train --train "$dir/train.nl" --templates "$dir/$set.nlt" --dev "$dir/dev.nl" \
+    nations|umls|kinship|nations-mined|umls-mined|kinship-mined)
+      # SET-mined: the prover starts from rules mined from the training
+      # facts (--templates mined) instead of the templates that ship.
+      local templates=$dir/$set.nlt
+      [[ $set == *-mined ]] && dir=$data/${set%-mined}/ntp templates=mined
+      /usr/bin/time -v -o "$tag.time" "$ntp" train --train "$dir/train.nl" --templates "$templates" --dev "$dir/dev.nl" \
         --test "$dir/test.nl" --model "$tag.model" --k "$k" --epochs "$epochs" --seed "$seed" --threads 1 --quiet \
         "${recipe[@]}" "${extra[@]}" 2> "$tag.log"
       metric=mrr

@@ -10,7 +10,9 @@ namespace ntp {
 
 Model new_model(TrainingData data, const ModelOptions& o) {
   check_options(o);
-  Model m = make_model(std::move(data.kb), o.dim, o.prover, o.seed);
+  ProverConfig prover = o.prover;
+  if (prover.k_rules == 0) prover.k_rules = data.rules_per_goal;  // mined templates: a goal tries its own head's rules
+  Model m = make_model(std::move(data.kb), o.dim, prover, o.seed);
   m.constants.value *= o.constant_init;
   if (o.attention) add_rule_attention(m, o.seed);
   if (o.reformulator != Reformulator::None) add_conditioning(m, o.reformulator, o.seed);

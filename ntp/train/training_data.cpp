@@ -3,6 +3,7 @@
 #include "ntp/train/training_data.h"
 
 #include "ntp/mine/rules_file.h"
+#include "ntp/train/mined_templates.h"
 
 #include <fstream>
 #include <sstream>
@@ -32,8 +33,16 @@ TrainingData read_training_data(const std::string& train, const std::string& tem
     d.dev = read_facts(dev, d.kb, NewSymbols::Allow);
   }
   if (!test.empty()) d.test = read_true_atoms(test, d.kb, NewSymbols::Allow);
-  if (is_mined_rules_file(templates)) d.kb.templates = mined_templates(read_mined_rules(templates, d.kb), templates);
-  else if (!templates.empty()) d.kb.templates = read_templates(templates, d.kb);
+  if (templates == kMinedTemplatesKeyword) {
+    MinedTemplateSet mined = mine_templates(d);
+    d.kb.templates = std::move(mined.templates);
+    d.templates_note = mined.description;
+    d.rules_per_goal = mined.rules_per_goal;
+  } else if (is_mined_rules_file(templates)) {
+    d.kb.templates = mined_templates(read_mined_rules(templates, d.kb), templates);
+  } else if (!templates.empty()) {
+    d.kb.templates = read_templates(templates, d.kb);
+  }
   return d;
 }
 

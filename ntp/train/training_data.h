@@ -15,11 +15,17 @@ struct TrainingData {
   KnowledgeBase kb;
   std::vector<Atom> dev, test;              // true atoms
   std::vector<LabelledAtom> dev_labelled;   // a labelled dev file's atoms, true and false (WN11)
+  // Templates mined by the run ("mined"): the rules an `or` step tries,
+  // nearest heads first, when the model options leave --k-rules at 0 (all):
+  // as many as the most rules of one head (mined_templates.h). 0 otherwise.
+  int rules_per_goal = 0;
+  std::string templates_note;  // how mined templates were chosen ("" for a file's)
 };
 
 // From files (.nl/.tsv facts; .nlt/.pl templates, or a .tsv of rules from
 // `ntp mine` (mine/rules_file.h), each rule a template whose slots start at
-// its predicates; "" for none). The dev and test files may be labelled TSV,
+// its predicates, or "mined": rules mined from the training facts, chosen
+// with the dev facts (mined_templates.h); "" for none). The dev and test files may be labelled TSV,
 // whose positives count.
 TrainingData read_training_data(const std::string& train, const std::string& templates = "",
                                 const std::string& dev = "", const std::string& test = "");

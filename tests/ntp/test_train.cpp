@@ -263,14 +263,14 @@ TEST_CASE("an NTPλ model's score joins its proof and ComplEx scores by its rule
 TEST_CASE("constant_init scales the constants' first draws and nothing else") {
   InverseKb data;
   ntp::ModelOptions o;
-  const ntp::Model one = ntp::new_model({data.kb, {}, {}, {}}, o);
+  const ntp::Model one = ntp::new_model({data.kb, {}, {}, {}, 0, {}}, o);
   o.constant_init = 0.1;
-  const ntp::Model tenth = ntp::new_model({data.kb, {}, {}, {}}, o);
+  const ntp::Model tenth = ntp::new_model({data.kb, {}, {}, {}, 0, {}}, o);
   CHECK(tenth.constants.value.isApprox(0.1 * one.constants.value));
   CHECK(tenth.constants.value.cwiseAbs().maxCoeff() <= 0.1);
   CHECK(tenth.predicates.value == one.predicates.value);
   o.constant_init = -1;
-  CHECK_THROWS_AS(ntp::new_model({data.kb, {}, {}, {}}, o), std::invalid_argument);
+  CHECK_THROWS_AS(ntp::new_model({data.kb, {}, {}, {}, 0, {}}, o), std::invalid_argument);
 }
 
 TEST_CASE("ComplEx-only epochs train ComplEx alone: rule slots stay, training facts outscore their corruptions") {

@@ -152,7 +152,8 @@ std::string shell_quote(const std::string& arg) {
 void add_train_file_options(cxxopts::Options& o) {
   o.add_options("Files")
     ("train", "training facts (.nl or .tsv)", cxxopts::value<std::string>())
-    ("templates", "rule templates (.nlt or .pl)", cxxopts::value<std::string>())
+    ("templates", "rule templates (.nlt or .pl), a mined rules file (.tsv), or 'mined': rules mined from the "
+                  "training facts, 10 a relation, the shape chosen on dev", cxxopts::value<std::string>())
     ("dev", "dev facts: their symbols get embeddings; they filter rankings", cxxopts::value<std::string>())
     ("test", "test facts: as --dev", cxxopts::value<std::string>())
     ("model", "where to write the model", cxxopts::value<std::string>());
@@ -217,8 +218,13 @@ ntp::TrainingData read_train_files(const cxxopts::ParseResult& r) {
 
 // What is trained, and with --profile which build trains it (the figures
 // that follow depend on it).
-void print_training_summary(const ntp::KnowledgeBase& kb, const ntp::ModelOptions& m, const ntp::TrainOptions& t) {
+void print_training_summary(const ntp::TrainingData& data, const ntp::ModelOptions& m, const ntp::TrainOptions& t) {
   if (t.profile) std::cerr << ntp::build_line() << "\n";
+  const ntp::KnowledgeBase& kb = data.kb;
+  if (!data.templates_note.empty())
+    std::cerr << "templates mined from the training facts: " << kb.templates.size() << " rules, "
+              << data.templates_note << "; a goal tries the " << (m.prover.k_rules ? m.prover.k_rules : data.rules_per_goal)
+              << " nearest\n";
   long long rules = 0;
   for (const ntp::Template& tpl : kb.templates) rules += tpl.copies;
   std::cerr << "training on " << kb.facts.size() << " facts, " << kb.predicates.size() << " predicates, "
@@ -282,7 +288,7 @@ int cmd_train(int argc, char** argv, const ProcessGroup& group) {
   const bool speaks = group.rank() == 0;
   const RankFiles files(group, s.run);
   const ntp::TrainingData data = read_train_files(r);
-  if (speaks) print_training_summary(data.kb, s.model, s.train);
+  if (speaks) print_training_summary(data, s.model, s.train);
   const bool quiet = r.count("quiet") > 0 || !speaks;
   const ntp::RunResult result = train_until_done_or_stopped(data, s.model, s.train, s.run, quiet);
   return speaks ? report_training(result, s.run, argc, argv) : 0;
