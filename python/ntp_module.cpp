@@ -119,6 +119,10 @@ void bind_result_classes(py::module_& m) {
       .def_readonly("rule", &ntp::InducedRule::rule)
       .def_readonly("confidence", &ntp::InducedRule::confidence)
       .def_readonly("text", &ntp::InducedRule::text)
+      .def_readonly("started_from", &ntp::InducedRule::started_from,
+                    "the mined rule it started from ('' for a template's random slots)")
+      .def_readonly("mined_confidence", &ntp::InducedRule::mined_confidence,
+                    "that rule's confidence on the training facts (-1 if none)")
       .def("__repr__", [](const ntp::InducedRule& r) {
         return "InducedRule(" + r.text + ", confidence=" + num(r.confidence) + ")";
       });

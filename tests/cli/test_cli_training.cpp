@@ -219,3 +219,20 @@ TEST_CASE("with dev facts, mined rules are tried beside the model's score and ke
   REQUIRE_MESSAGE(alone.status == 0, alone.err);
   CHECK(alone.err.find("mined rules") == std::string::npos);
 }
+
+TEST_CASE("--templates mined: the run mines its facts, says which shape dev chose, and the rules start from them") {
+  std::string options = kTrain;
+  options.replace(options.find(kFamily + "/family.nlt"), (kFamily + "/family.nlt").size(), "mined");
+  const Run trained = ntp(loud(options) + " --epochs 2 --mined-rules=false --model " + model("mined_templates"));
+  REQUIRE_MESSAGE(trained.status == 0, trained.err);
+  CHECK(std::regex_search(trained.err, std::regex("templates mined from the training facts: [0-9]+ rules, (chains|one-atom) "
+                                                  "\\(dev mrr on 33 atoms: chains [01]\\.[0-9]{4}, one-atom [01]\\.[0-9]{4}\\); "
+                                                  "a goal tries the (10|[1-9]) nearest")));
+  const Run rules = ntp("rules --model " + model("mined_templates"));
+  REQUIRE_MESSAGE(rules.status == 0, rules.err);
+  CHECK(rules.out.find("started from") != std::string::npos);
+  // --k-rules given: kept as given.
+  const Run given = ntp(loud(options) + " --epochs 1 --mined-rules=false --k-rules 2 --model " + model("mined_k2"));
+  REQUIRE_MESSAGE(given.status == 0, given.err);
+  CHECK(given.err.find("a goal tries the 2 nearest") != std::string::npos);
+}

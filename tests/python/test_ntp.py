@@ -205,6 +205,14 @@ class Training(unittest.TestCase):
             self.assertTrue(close(a, b))
         self.assertTrue(np.array_equal(r.constant_embeddings, Work.reasoner.constant_embeddings))
 
+    def test_templates_mined_from_the_facts(self):
+        r = ntp.train(train=family("train.nl"), templates="mined", dev=family("dev.nl"), test=family("test.nl"),
+                      model=os.path.join(Work.folder, "mined-templates.ntp"), threads=1, quiet=True, mined_rules=False,
+                      dim=8, epochs=1)
+        self.assertTrue(r.training.finished)
+        started = [rule for rule in r.rules(min_confidence=0) if rule.started_from]
+        self.assertGreater(len(started), 0)
+
     def test_from_text_with_options(self):
         facts = "".join(f"parentOf(p{i}, c{i}).\nchildOf(c{i}, p{i}).\n" for i in range(8))
         templates = "2  #1(X, Y) :- #2(Y, X).\n"
