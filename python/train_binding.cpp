@@ -12,6 +12,7 @@
 // the callable stops the run after its current step, with its checkpoint
 // written, and is raised once train() has returned.
 #include "python/module.h"
+#include "ntp/train/mined_templates.h"
 
 #include <omp.h>
 #include <pybind11/stl.h>
@@ -213,8 +214,9 @@ PyReasoner train_files(const std::string& train, const std::optional<std::string
                        const std::optional<std::string>& dev, const std::optional<std::string>& test,
                        const std::optional<std::string>& model, int threads, bool quiet, const py::object& progress,
                        const py::kwargs& options) {
-  for (const auto* file : {&templates, &dev, &test})
+  for (const auto* file : {&dev, &test})
     if (*file) require_file(**file);
+  if (templates && *templates != ntp::kMinedTemplatesKeyword) require_file(*templates);
   require_file(train);
   const auto read = [&] {
     return ntp::read_training_data(train, templates.value_or(""), dev.value_or(""), test.value_or(""));
