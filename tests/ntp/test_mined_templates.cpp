@@ -44,8 +44,13 @@ TEST_CASE("--templates mined: a few mined rules a head, chosen on dev, each slot
     if (one_atom) CHECK(t.body.size() == 1);
     for (int start : t.slot_starts) CHECK((start >= 0 && start < d.kb.predicates.size()));
   }
-  // Within a head the most confident come first (the miner's order), and a
-  // template file read the ordinary way is not touched.
+  // Within a head the most confident come first (the miner's order).
+  for (std::size_t i = 1; i < d.kb.templates.size(); ++i) {
+    const ntp::Template &a = d.kb.templates[i - 1], &b = d.kb.templates[i];
+    if (a.slot_starts[static_cast<std::size_t>(a.head.predicate.id)] == b.slot_starts[static_cast<std::size_t>(b.head.predicate.id)])
+      CHECK(a.mined_confidence >= b.mined_confidence);
+  }
+  // A template file read the ordinary way is not touched.
   CHECK(ntp::read_training_data(kFamily + "/train.nl", kFamily + "/family.nlt").rules_per_goal == 0);
 }
 

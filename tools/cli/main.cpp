@@ -221,7 +221,9 @@ ntp::TrainingData read_train_files(const cxxopts::ParseResult& r) {
 void print_training_summary(const ntp::TrainingData& data, const ntp::ModelOptions& m, const ntp::TrainOptions& t) {
   if (t.profile) std::cerr << ntp::build_line() << "\n";
   const ntp::KnowledgeBase& kb = data.kb;
-  if (!data.templates_note.empty())
+  if (!data.templates_note.empty() && kb.templates.empty())
+    std::cerr << "templates mined from the training facts: none (no rule has the support); the model proves from the facts alone\n";
+  else if (!data.templates_note.empty())
     std::cerr << "templates mined from the training facts: " << kb.templates.size() << " rules, "
               << data.templates_note << "; a goal tries the " << (m.prover.k_rules ? m.prover.k_rules : data.rules_per_goal)
               << " nearest\n";
