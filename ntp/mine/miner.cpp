@@ -262,8 +262,9 @@ std::vector<MinedRule> count_candidates(const RelationGraph& g, const std::vecto
   return rules;
 }
 
-// Keeps the first `n` chain rules and the first `n` rules with a constant of
-// each head (rules sorted by head, best first).
+
+}  // namespace
+
 void keep_best_per_head(std::vector<MinedRule>& rules, int n) {
   std::size_t kept = 0;
   int chains = 0, with_constant = 0;  // kept of the current head, of each kind
@@ -276,8 +277,6 @@ void keep_best_per_head(std::vector<MinedRule>& rules, int n) {
   }
   rules.resize(kept);
 }
-
-}  // namespace
 
 MineResult mine_rules(const KnowledgeBase& kb, const MineOptions& o) {
   check_options(kb, o);

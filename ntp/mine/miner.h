@@ -63,4 +63,9 @@ struct MineResult {
 // Throws std::invalid_argument for options out of range.
 MineResult mine_rules(const KnowledgeBase& kb, const MineOptions& options = {});
 
+// Keeps the first `n` chain rules and the first `n` rules with a constant of
+// each head, of rules sorted by head and best first (as mine_rules returns
+// them): MineOptions::rules_per_head applied after mining.
+void keep_best_per_head(std::vector<MinedRule>& rules, int n);
+
 }  // namespace ntp

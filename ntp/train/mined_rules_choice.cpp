@@ -26,11 +26,6 @@ bool can_choose_mined_rules(const TrainingData& data) {
   return std::all_of(data.dev.begin(), data.dev.end(), [](const Atom& a) { return a.args.size() == 2; });
 }
 
-namespace {
-
-// The rules of `kb` mined as the choice mines them: the miner's defaults
-// (rules with a constant among them, unless `constant_rules` is false),
-// bodies of at most `max_body_atoms`.
 std::vector<MinedRule> mine_with_bodies_of(const KnowledgeBase& kb, int max_body_atoms, bool constant_rules,
                                            const std::atomic<bool>* stop) {
   MineOptions mine;
@@ -39,6 +34,8 @@ std::vector<MinedRule> mine_with_bodies_of(const KnowledgeBase& kb, int max_body
   mine.max_body_atoms = max_body_atoms;
   return mine_rules(kb, mine).rules;
 }
+
+namespace {
 
 // Whether chains of three are cheap enough to try: (2R)^3 bodies for R
 // relations, few enough or on few enough facts.

@@ -16,10 +16,12 @@
 // eval` then ranks with it, and its --score names the neural parts alone.
 #pragma once
 
+#include "ntp/mine/mined_rule.h"
 #include "ntp/model/model.h"
 #include "ntp/train/combine_choice.h"
 #include "ntp/train/training_data.h"
 
+#include <atomic>
 #include <cstddef>
 #include <iosfwd>
 #include <string>
@@ -59,6 +61,11 @@ struct MinedRulesChoice {
 
 // Whether `data` has what the choice needs: ranked (not labelled) dev facts, all binary.
 bool can_choose_mined_rules(const TrainingData& data);
+
+// The rules of `kb` mined at the miner's defaults but for bodies of at most
+// `max_body_atoms` and, unless `constant_rules`, no rules with a constant.
+std::vector<MinedRule> mine_with_bodies_of(const KnowledgeBase& kb, int max_body_atoms, bool constant_rules,
+                                           const std::atomic<bool>* stop = nullptr);
 
 // Mines, measures and, when the rules help, sets model.mined_rules and
 // model.mined_rule_weight. Ranks in rounds of kCombineChoiceRound atoms

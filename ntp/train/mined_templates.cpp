@@ -15,25 +15,6 @@
 
 namespace ntp {
 
-namespace {
-
-std::vector<MinedRule> mine_chains(const KnowledgeBase& kb, int max_body_atoms) {
-  MineOptions o;
-  o.constant_rules = false;
-  o.max_body_atoms = max_body_atoms;
-  return mine_rules(kb, o).rules;
-}
-
-// The first `n` rules of each head (the miner sorts a head's rules best first).
-std::vector<MinedRule> first_of_each_head(std::vector<MinedRule> rules, int n) {
-  std::map<int, int> kept;  // head -> rules kept
-  rules.erase(std::remove_if(rules.begin(), rules.end(), [&kept, n](const MinedRule& r) { return kept[r.head]++ >= n; }),
-              rules.end());
-  return rules;
-}
-
-}  // namespace
-
 int most_templates_of_one_head(const std::vector<Template>& templates) {
   std::map<int, int> per_head;
   int most = 0;
@@ -45,19 +26,19 @@ int most_templates_of_one_head(const std::vector<Template>& templates) {
 
 MinedTemplateSet mine_templates(const TrainingData& data) {
   MinedTemplateSet set;
-  std::vector<MinedRule> rules = mine_chains(data.kb, 2);
+  std::vector<MinedRule> rules = mine_with_bodies_of(data.kb, 2, false);
   if (can_choose_mined_rules(data)) {
     std::vector<Atom> known = data.dev;
     known.insert(known.end(), data.test.begin(), data.test.end());
-    std::vector<NamedRuleSet> sets = {{"chains", std::move(rules)}, {"one-atom", mine_chains(data.kb, 1)}};
+    std::vector<NamedRuleSet> sets = {{"chains", std::move(rules)}, {"one-atom", mine_with_bodies_of(data.kb, 1, false)}};
     RuleSetChoice choice = choose_rule_set(data.kb, std::move(sets), dev_facts_measured(data, kCombineChoiceDevAtoms), known);
     rules = std::move(choice.kept);
     set.description = choice.description;
   } else {
     set.description = "chains (no ranked dev facts to choose on)";
   }
-  set.templates = mined_templates(first_of_each_head(std::move(rules), kMinedTemplatesPerHead), kMinedTemplatesKeyword);
-  set.rules_per_goal = most_templates_of_one_head(set.templates);
+  keep_best_per_head(rules, kMinedTemplatesPerHead);
+  set.templates = mined_templates(rules, kMinedTemplatesKeyword);
   return set;
 }
 

@@ -6,8 +6,8 @@
 // kMinedTemplatesPerHead kept, and each becomes a template whose every
 // predicate is a slot starting at that predicate's embedding
 // (mined_templates, mine/rules_file.h). A goal then tries the rules nearest
-// its own predicate, as many as one head has (TrainingData::rules_per_goal,
-// the --k-rules a run takes unless given one): the rules of its own relation
+// its own predicate, as many as one head has (most_templates_of_one_head:
+// TrainingData::rules_per_goal, the --k-rules a run takes unless given one): the rules of its own relation
 // while the slots sit where they started, so a KB of many relations costs a
 // goal ten rules, not every relation's.
 #pragma once
@@ -25,13 +25,12 @@ inline constexpr const char* kMinedTemplatesKeyword = "mined";
 
 // Rules kept per head. A prover with ten a relation ranks Nations' dev facts
 // with its proofs alone at 0.83-0.86 (seeds 0-2) against 0.74-0.79 for the
-// 60 slots of nations.nlt, and trains 6x faster; twenty ranked seed 0 lower
+// 60 slots of nations.nlt, and trains 5x faster; twenty ranked seed 0 lower
 // (0.845 against 0.863). docs/results/mined_rules.md.
 constexpr int kMinedTemplatesPerHead = 10;
 
 struct MinedTemplateSet {
   std::vector<Template> templates;
-  int rules_per_goal = 0;   // the most templates of one head predicate
   std::string description;  // "chains (dev mrr on 199 atoms: chains 0.7503, one-atom 0.8366)"
 };
 

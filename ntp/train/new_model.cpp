@@ -11,7 +11,7 @@ namespace ntp {
 Model new_model(TrainingData data, const ModelOptions& o) {
   check_options(o);
   ProverConfig prover = o.prover;
-  if (prover.k_rules == 0) prover.k_rules = data.rules_per_goal;  // mined templates: a goal tries its own head's rules
+  prover.k_rules = rules_tried_per_goal(data, prover.k_rules);  // mined templates: a goal tries its own head's rules
   Model m = make_model(std::move(data.kb), o.dim, prover, o.seed);
   m.constants.value *= o.constant_init;
   if (o.attention) add_rule_attention(m, o.seed);

@@ -37,7 +37,7 @@ TrainingData read_training_data(const std::string& train, const std::string& tem
     MinedTemplateSet mined = mine_templates(d);
     d.kb.templates = std::move(mined.templates);
     d.templates_note = mined.description;
-    d.rules_per_goal = mined.rules_per_goal;
+    d.rules_per_goal = most_templates_of_one_head(d.kb.templates);
   } else if (is_mined_rules_file(templates)) {
     d.kb.templates = mined_templates(read_mined_rules(templates, d.kb), templates);
   } else if (!templates.empty()) {

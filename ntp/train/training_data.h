@@ -22,6 +22,12 @@ struct TrainingData {
   std::string templates_note;  // how mined templates were chosen ("" for a file's)
 };
 
+// The rules an `or` step of a model over `data` tries: --k-rules as given
+// (`k_rules`), or when 0 (all) data.rules_per_goal (0 too: all).
+inline int rules_tried_per_goal(const TrainingData& data, int k_rules) {
+  return k_rules != 0 ? k_rules : data.rules_per_goal;
+}
+
 // From files (.nl/.tsv facts; .nlt/.pl templates, or a .tsv of rules from
 // `ntp mine` (mine/rules_file.h), each rule a template whose slots start at
 // its predicates, or "mined": rules mined from the training facts, chosen

@@ -225,7 +225,7 @@ void print_training_summary(const ntp::TrainingData& data, const ntp::ModelOptio
     std::cerr << "templates mined from the training facts: none (no rule has the support); the model proves from the facts alone\n";
   else if (!data.templates_note.empty())
     std::cerr << "templates mined from the training facts: " << kb.templates.size() << " rules, "
-              << data.templates_note << "; a goal tries the " << (m.prover.k_rules ? m.prover.k_rules : data.rules_per_goal)
+              << data.templates_note << "; a goal tries the " << ntp::rules_tried_per_goal(data, m.prover.k_rules)
               << " nearest\n";
   long long rules = 0;
   for (const ntp::Template& tpl : kb.templates) rules += tpl.copies;
