@@ -274,6 +274,8 @@ void bind_training(py::module_& m) {
                     "when the rule was chosen on dev (combine='dev', or 'auto' with dev facts): the rule chosen and each rule's dev metric ('' otherwise)")
       .def_readonly("l2_choice", &ntp::RunResult::l2_choice,
                     "when l2 was a list chosen from on dev facts: the value chosen and each value's dev metric ('' otherwise)")
+      .def_readonly("templates_choice", &ntp::RunResult::templates_choice,
+                    "with a templates file, ranked dev facts and a small KB (mined_templates): the templates kept, 'file' or 'mined', each one's dev metric and the mined rules ('' otherwise)")
       .def_readonly("mined_rules", &ntp::RunResult::mined_rules,
                     "with ranked dev facts: whether mined rules were kept beside the model's score, their weight and the dev metrics ('' otherwise)")
       .def_readonly("dev_carved", &ntp::RunResult::dev_carved,

@@ -218,14 +218,16 @@ countries_args() {
 }
 
 # program_choices LOG: what `ntp train` chose on dev, from its log: "L2 V,
-# width K, rule R, mined rules kept (rules first|weight W, SET)|not kept".
+# width K, rule R, mined rules kept (rules first|weight W, SET)|not kept[, templates
+# file|mined]".
 program_choices() {
-  local l2 width rule mined
+  local l2 width rule mined templates
   l2=$(sed -n 's/^L2 chosen on dev: \([^ ]*\).*/\1/p' "$1")
   width=$(sed -n 's/^proof search width chosen on dev: \([0-9]*\).*/\1/p' "$1")
   rule=$(sed -n 's/^combine rule chosen on dev: \([a-z]*\).*/\1/p' "$1")
   mined=$(sed -n 's/^mined rules, on dev: \(not kept\|kept, [a-z0-9. ]*\): [0-9]* mined rules, \([a-z -]*\) (.*/\1 (\2)/p' "$1")
-  echo "L2 ${l2:--}, width ${width:--}, rule ${rule:--}, mined rules ${mined:--}"
+  templates=$(sed -n 's/^templates chosen on dev: \([a-z]*\).*/\1/p' "$1")
+  echo "L2 ${l2:--}, width ${width:--}, rule ${rule:--}, mined rules ${mined:--}${templates:+, templates $templates}"
 }
 
 # run SET K SEED: trains, evaluates, prints a table row.
@@ -256,6 +258,7 @@ run() {
       /usr/bin/time -v -o "$tag.time" "$ntp" train --train "$dir/train.nl" --templates "$templates" --dev "$dir/dev.nl" \
         --test "$dir/test.nl" --model "$tag.model" --k "$k" --epochs "$epochs" --seed "$seed" --threads 1 --quiet \
         "${recipe[@]}" "${extra[@]}" 2> "$tag.log"
+      [[ $recipe_kind == defaults ]] && choice=$(program_choices "$tag.log")
       metric=mrr
       eval_args=(--protocol ranking --test "$dir/$split.nl") ;;
     wn11)
@@ -308,7 +311,7 @@ run() {
   fi
   seconds=$(wall_seconds "$tag.time")
   peak=$(peak_mib "$tag.time")
-  echo "| $set | $k | $seed | ${recipe[*]} ${extra[*]}${choice:+ chosen on dev held out of the training file: $choice} | $metric | $json | $proof_only | $max_rule | $seconds | $(awk -v s="$seconds" -v e="$run_epochs" 'BEGIN { printf "%.2f", s / e }') | $eval_seconds | $peak | $recall |"
+  echo "| $set | $k | $seed | ${recipe[*]} ${extra[*]}${choice:+ chosen on dev$([[ $set == countries_s* ]] && echo " held out of the training file"): $choice} | $metric | $json | $proof_only | $max_rule | $seconds | $(awk -v s="$seconds" -v e="$run_epochs" 'BEGIN { printf "%.2f", s / e }') | $eval_seconds | $peak | $recall |"
   # The large sets' default models: their ComplEx part alone, from the same
   # model file (no second training).
   if [[ $set == wn18rr || $set == fb15k237 ]]; then

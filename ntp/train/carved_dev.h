@@ -34,6 +34,8 @@ bool carves_dev(const TrainingData& data, const ModelOptions& model, const RunOp
 
 // `data` with dev facts held out of its KB: the same symbols and templates,
 // the facts but those drawn (with `seed`), which become its dev facts.
+// Templates the run mined itself (TrainingData::rules_per_goal > 0) are
+// mined again from the facts left.
 TrainingData carve_dev(const TrainingData& data, std::uint64_t seed);
 
 // Where the run that chooses on carved dev facts writes its model: "M.dev-choice".

@@ -42,4 +42,18 @@ MinedTemplateSet mine_templates(const TrainingData& data) {
   return set;
 }
 
+TrainingData with_mined_templates(TrainingData data) {
+  MinedTemplateSet mined = mine_templates(data);
+  data.kb.templates = std::move(mined.templates);
+  data.templates_note = std::move(mined.description);
+  data.rules_per_goal = most_templates_of_one_head(data.kb.templates);
+  return data;
+}
+
+bool can_choose_templates(const TrainingData& data) {
+  const auto random_slots = [](const Template& t) { return t.slot_starts.empty(); };
+  return !data.kb.templates.empty() && std::all_of(data.kb.templates.begin(), data.kb.templates.end(), random_slots) &&
+         data.kb.facts.size() <= kMaxFactsToChooseTemplates && can_choose_mined_rules(data);
+}
+
 }  // namespace ntp

@@ -290,6 +290,12 @@ void add_run_settings(std::vector<TrainOption>& t) {
                "--mined-rules=false keeps the model alone",
                [](const S& s) { return text(s.run.mined_rules_on_dev); },
                [](S& s, V v) { s.run.mined_rules_on_dev = read_bool(v); }});
+  t.push_back({"mined-templates", OptionGroup::Dev, OptionKind::Switch,
+               "with --templates FILE, --dev and a KB of at most 20,000 facts: also train a prover started from "
+               "rules mined from the training facts (--templates mined) and keep the one whose model ranks dev "
+               "better; --mined-templates=false trains the file's templates alone",
+               [](const S& s) { return text(s.run.mined_templates_on_dev); },
+               [](S& s, V v) { s.run.mined_templates_on_dev = read_bool(v); }});
   t.push_back({"dev-from-train", OptionGroup::Dev, OptionKind::Switch,
                "with no --dev, on a KB of at most 20,000 facts: hold 10% of the training facts out (at most 500) to "
                "make the choices above on, then train on every fact with the values chosen (three trainings in "

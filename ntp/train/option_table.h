@@ -33,6 +33,7 @@ struct TrainSettings {
   TrainSettings() {
     run.l2_choices = {1e-4, 1e-3};
     run.dev_from_train = true;
+    run.mined_templates_on_dev = true;
   }
 };
 

@@ -221,6 +221,13 @@ struct RunOptions {
   // and keep them beside the model's score, with the weight dev chooses, when
   // they rank dev better (mined_rules_choice.h). False: the model alone.
   bool mined_rules_on_dev = true;
+  // With a file's templates, ranked dev atoms and a small KB
+  // (can_choose_templates, mined_templates.h): also train a prover started
+  // from templates mined from the training facts (`--templates mined`), each
+  // run with the choices above, at template_candidate_path(model_path, ...),
+  // and keep the one whose model ranks dev better (the file's on a tie).
+  // The front ends do (TrainSettings); the library's default does not.
+  bool mined_templates_on_dev = false;
   // Given no dev facts, hold some out of the training facts to make the
   // choices above on, then train on every fact with them (carved_dev.h).
   // The front ends do (TrainSettings); the library's default does not.
@@ -253,6 +260,7 @@ struct RunResult {
   std::string width_choice;    // when chosen on dev: the proof search width chosen and each width's dev metric
   std::string combine_choice;  // when chosen on dev: the rule chosen and each rule's dev metric
   std::string l2_choice;       // when chosen on dev: the value chosen and each value's dev metric
+  std::string templates_choice;  // when chosen on dev: the templates kept (the file's or mined) and each one's dev metric
   std::string mined_rules;     // when tried on dev: whether mined rules were kept, their weight and the dev metrics
   std::string dev_carved;      // when the dev facts were held out of the training facts: how many, and what followed
 };

@@ -9,6 +9,7 @@
 #include "ntp/train/combine_choice.h"
 #include "ntp/train/width_choice.h"
 #include "ntp/train/mined_rules_choice.h"
+#include "ntp/train/mined_templates.h"
 #include "ntp/train/dev_metric.h"
 #include "ntp/train/epochs.h"
 #include "ntp/train/new_model.h"
@@ -239,6 +240,34 @@ double kept_dev_metric(const std::string& model_path, const TrainingData& data) 
   return dev_metric(kept, data, scoring, kCombineChoiceDevAtoms);
 }
 
+// The best of a choice's candidate runs, each written to run.model_path +
+// its suffix (the earlier on a tie), becomes run.model_path with its
+// checkpoint; the others' model files are removed. The kept run's log
+// becomes the one --log names; the others keep their suffix, to plot beside
+// it. Returns the best one's index.
+std::size_t keep_best_candidate(const RunOptions& run, const std::vector<std::string>& suffixes,
+                                const std::vector<std::pair<std::string, double>>& dev) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < dev.size(); ++i)
+    if (dev[i].second > dev[best].second) best = i;
+  for (std::size_t i = 0; i < suffixes.size(); ++i)
+    if (i != best) remove_run_files(run.model_path + suffixes[i]);
+  move_run_files(run.model_path + suffixes[best], run.model_path);
+  const std::string kept_log = run.log_path.empty() ? "" : run.log_path + suffixes[best];
+  if (!kept_log.empty() && std::rename(kept_log.c_str(), run.log_path.c_str()) != 0)
+    throw std::runtime_error(kept_log + ": cannot move it to " + run.log_path);
+  return best;
+}
+
+// The kept candidate's result, with the choice's training time: every candidate's.
+RunResult chosen_result(const std::vector<RunResult>& results, std::size_t best, const RunOptions& run) {
+  RunResult result = results[best];
+  result.training_seconds = 0;
+  for (const RunResult& r : results) result.training_seconds += r.training_seconds;
+  result.checkpoint = checkpoint_path(run.model_path);
+  return result;
+}
+
 // A run with TrainOptions::l2 = `l2` and no choice.
 RunResult train_with_l2(const TrainingData& data, const ModelOptions& model_options, const TrainOptions& options,
                         const RunOptions& run, double l2, std::ostream* progress, double* kept_dev = nullptr) {
@@ -274,20 +303,10 @@ RunResult train_choosing_l2(const TrainingData& data, const ModelOptions& model_
       *progress << line << "\n";
     }
   }
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < dev.size(); ++i)
-    if (dev[i].second > dev[best].second) best = i;  // the earlier value on a tie
-  for (std::size_t i = 0; i < values.size(); ++i)
-    if (i != best) remove_run_files(l2_candidate_path(run.model_path, values[i]));
-  move_run_files(l2_candidate_path(run.model_path, values[best]), run.model_path);
-  // The kept run's log is the one --log names; the others keep their suffix, to plot beside it.
-  const std::string kept_log = run.log_path.empty() ? "" : l2_candidate_path(run.log_path, values[best]);
-  if (!kept_log.empty() && std::rename(kept_log.c_str(), run.log_path.c_str()) != 0)
-    throw std::runtime_error(kept_log + ": cannot move it to " + run.log_path);
-  RunResult result = results[best];
-  result.training_seconds = 0;  // the choice's: every candidate's training
-  for (const RunResult& r : results) result.training_seconds += r.training_seconds;
-  result.checkpoint = checkpoint_path(run.model_path);
+  std::vector<std::string> suffixes;
+  for (double v : values) suffixes.push_back(l2_candidate_path("", v));
+  const std::size_t best = keep_best_candidate(run, suffixes, dev);
+  RunResult result = chosen_result(results, best, run);
   result.l2_choice = describe_dev_choice(dev[best].first, dev_metric_name(data),
                                          dev_atoms_measured(data, kCombineChoiceDevAtoms), dev);
   return result;
@@ -430,6 +449,71 @@ RunResult train_with_choices(const TrainingData& data, const ModelOptions& model
   return result;
 }
 
+// The candidates of a choice of templates, in order: the file's, then mined.
+const char* const kTemplateCandidates[] = {"file", "mined"};
+
+// Candidate `name`'s run: its own files (and its L2 candidates' within them).
+RunOptions template_candidate_run(const RunOptions& run, const std::string& name) {
+  RunOptions one = run;
+  one.model_path = template_candidate_path(run.model_path, name);
+  if (!run.log_path.empty()) one.log_path = template_candidate_path(run.log_path, name);
+  one.resume = run.resume && has_checkpoint(one);
+  return one;
+}
+
+// What the report says of the choice: each candidate's dev metric, and the mined rules.
+std::string describe_template_choice(const std::string& chosen, const TrainingData& data, const TrainingData& mined,
+                                     const std::vector<std::pair<std::string, double>>& dev) {
+  return describe_dev_choice(chosen, dev_metric_name(data), dev_atoms_measured(data, kCombineChoiceDevAtoms), dev) +
+         "; mined: " + std::to_string(mined.kb.templates.size()) + " rules, " + mined.templates_note;
+}
+
+// One run with the file's templates and one with mined templates, each with
+// the other choices, the better on dev kept (RunOptions::mined_templates_on_dev).
+RunResult train_choosing_templates(const TrainingData& data, const ModelOptions& model_options,
+                                   const TrainOptions& options, const RunOptions& run, std::ostream* progress) {
+  const TrainingData mined = with_mined_templates(data);
+  std::vector<std::pair<std::string, double>> dev;
+  std::vector<RunResult> results;
+  std::vector<std::string> suffixes;
+  for (const std::string name : kTemplateCandidates) {
+    const TrainingData& candidate = name == "mined" ? mined : data;
+    const RunOptions one = template_candidate_run(run, name);
+    if (progress)
+      *progress << "templates: " << (name == "mined" ? "mined from the training facts (" +
+                                     std::to_string(mined.kb.templates.size()) + " rules, " + mined.templates_note + ")"
+                                                     : "the file's") << " (" << results.size() + 1 << " of 2)" << std::endl;
+    results.push_back(train_with_choices(candidate, model_options, options, one, progress));
+    if (!results.back().finished) return results.back();
+    dev.emplace_back(name, kept_dev_metric(one.model_path, candidate));
+    suffixes.push_back(template_candidate_path("", name));
+    if (progress) *progress << "templates " << name << ": dev " << dev_metric_name(data) << " " << format_fixed(dev.back().second, 4) << std::endl;
+  }
+  const std::size_t best = keep_best_candidate(run, suffixes, dev);
+  RunResult result = chosen_result(results, best, run);
+  result.templates_choice = describe_template_choice(dev[best].first, data, mined, dev);
+  return result;
+}
+
+// Whether the checkpoint at `path` holds a model whose templates were mined.
+bool checkpoint_has_mined_templates(const std::string& path) {
+  const Checkpoint c = load_checkpoint(path);
+  return !c.model.kb.templates.empty() && !c.model.kb.templates.front().slot_starts.empty();
+}
+
+// Training with the choice of templates, if any (RunOptions::mined_templates_on_dev).
+RunResult train_with_template_choice(const TrainingData& data, const ModelOptions& model_options,
+                                     const TrainOptions& options, const RunOptions& run, std::ostream* progress) {
+  bool started = false;  // a choice under way: some candidate has its checkpoint
+  for (const std::string name : kTemplateCandidates) started = started || has_checkpoint(template_candidate_run(run, name));
+  if (!run.resume || started) return train_choosing_templates(data, model_options, options, run, progress);
+  // Resuming a finished choice continues the run it chose.
+  const std::string checkpoint = checkpoint_path(run.model_path);
+  if (std::ifstream(checkpoint) && checkpoint_has_mined_templates(checkpoint))
+    return train_with_choices(with_mined_templates(data), model_options, options, run, progress);
+  return train_with_choices(data, model_options, options, run, progress);
+}
+
 }  // namespace
 
 RunResult train(const TrainingData& data, const ModelOptions& model_options, const TrainOptions& options,
@@ -440,7 +524,13 @@ RunResult train(const TrainingData& data, const ModelOptions& model_options, con
   if (progress && run.dev_from_train && no_dev && data.kb.facts.size() > kMaxFactsToCarveDev)
     *progress << "no dev facts, and too many training facts to hold some out and train three times (more than "
               << kMaxFactsToCarveDev << "): no choice is made on dev (--dev FILE makes them)" << std::endl;
+  if (run.mined_templates_on_dev && can_choose_templates(data))
+    return train_with_template_choice(data, model_options, options, run, progress);
   return train_with_choices(data, model_options, options, run, progress);
+}
+
+std::string template_candidate_path(const std::string& model_path, const std::string& templates) {
+  return model_path + "." + templates + "-templates";
 }
 
 }  // namespace ntp

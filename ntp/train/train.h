@@ -39,7 +39,18 @@ namespace ntp {
 RunResult train(const TrainingData& data, const ModelOptions& model, const TrainOptions& options, const RunOptions& run,
                 std::ostream* progress);
 
+// With RunOptions::mined_templates_on_dev and data whose templates can be
+// chosen (can_choose_templates, mined_templates.h), the above twice: with
+// the data's templates, to template_candidate_path(run.model_path, "file"),
+// and with templates mined from its facts (with_mined_templates), to
+// template_candidate_path(run.model_path, "mined"), each with its own
+// checkpoint, log and choices; the one whose kept model ranks dev better
+// (the file's on a tie) becomes run.model_path, as for L2, and the result
+// is its run's with templates_choice set.
+//
 // Where a choice of L2 trains its candidate for `l2`: "M.l2-0.001".
 std::string l2_candidate_path(const std::string& model_path, double l2);
+// Where a choice of templates trains its candidate "file" or "mined": "M.mined-templates".
+std::string template_candidate_path(const std::string& model_path, const std::string& templates);
 
 }  // namespace ntp

@@ -34,10 +34,7 @@ TrainingData read_training_data(const std::string& train, const std::string& tem
   }
   if (!test.empty()) d.test = read_true_atoms(test, d.kb, NewSymbols::Allow);
   if (templates == kMinedTemplatesKeyword) {
-    MinedTemplateSet mined = mine_templates(d);
-    d.kb.templates = std::move(mined.templates);
-    d.templates_note = mined.description;
-    d.rules_per_goal = most_templates_of_one_head(d.kb.templates);
+    d = with_mined_templates(std::move(d));
   } else if (is_mined_rules_file(templates)) {
     d.kb.templates = mined_templates(read_mined_rules(templates, d.kb), templates);
   } else if (!templates.empty()) {

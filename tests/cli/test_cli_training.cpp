@@ -16,9 +16,10 @@
 namespace {
 
 // The options every run below shares: the family KB, small and one thread,
-// one L2 value (so no choice between runs: see the last test).
+// one L2 value and the file's templates alone (so no choice between runs:
+// see the tests of the choices).
 const std::string kTrain = "train --train " + kFamily + "/train.nl --templates " + kFamily + "/family.nlt --dev " +
-                           kFamily + "/dev.nl --dim 10 --seed 1 --threads 1 --lr 0.05 --l2 0.0001 --quiet";
+                           kFamily + "/dev.nl --dim 10 --seed 1 --threads 1 --lr 0.05 --l2 0.0001 --mined-templates=false --quiet";
 
 // kTrain with the progress lines.
 std::string loud(const std::string& options) { return std::string(options).replace(options.find(" --quiet"), 8, ""); }
@@ -228,6 +229,7 @@ TEST_CASE("--templates mined: the run mines its facts, says which shape dev chos
   CHECK(std::regex_search(trained.err, std::regex("templates mined from the training facts: [0-9]+ rules, (chains|one-atom) "
                                                   "\\(dev mrr on 33 atoms: chains [01]\\.[0-9]{4}, one-atom [01]\\.[0-9]{4}\\); "
                                                   "a goal tries the (10|[1-9]) nearest")));
+  CHECK(trained.err.find("templates chosen") == std::string::npos);  // mined already: nothing to choose
   const Run rules = ntp("rules --model " + model("mined_templates"));
   REQUIRE_MESSAGE(rules.status == 0, rules.err);
   CHECK(rules.out.find("started from") != std::string::npos);
@@ -235,4 +237,34 @@ TEST_CASE("--templates mined: the run mines its facts, says which shape dev chos
   const Run given = ntp(loud(options) + " --epochs 1 --mined-rules=false --k-rules 2 --model " + model("mined_k2"));
   REQUIRE_MESSAGE(given.status == 0, given.err);
   CHECK(given.err.find("a goal tries the 2 nearest") != std::string::npos);
+}
+
+TEST_CASE("--templates FILE with dev facts: a prover started from mined rules is trained too, the better on dev kept") {
+  std::string options = kTrain;
+  options.replace(options.find(" --mined-templates=false"), 24, "");
+  const Run chosen = ntp(loud(options) + " --epochs 2 --mined-rules=false --log " + kWork + "/templates.log --model " +
+                         model("templates_choice"));
+  REQUIRE_MESSAGE(chosen.status == 0, chosen.err);
+  CHECK(chosen.err.find("templates: the file's (1 of 2)") != std::string::npos);
+  CHECK(std::regex_search(chosen.err, std::regex("templates: mined from the training facts \\([0-9]+ rules, .*\\) \\(2 of 2\\)")));
+  const std::smatch m = [&] {
+    std::smatch found;
+    std::regex_search(chosen.err, found, std::regex("templates chosen on dev: (file|mined) \\(dev mrr on 33 atoms: "
+                                                    "file [01]\\.[0-9]{4}, mined [01]\\.[0-9]{4}\\); mined: [0-9]+ rules"));
+    return found;
+  }();
+  REQUIRE(!m.empty());
+  const std::string kept = m[1];
+  for (const std::string candidate : {"file", "mined"}) {
+    CHECK(!std::ifstream(model("templates_choice") + "." + candidate + "-templates").good());  // the candidates' files are gone
+    CHECK(std::ifstream(kWork + "/templates.log." + candidate + "-templates").good() == (candidate != kept));
+  }
+  CHECK(lines(slurp(kWork + "/templates.log")) == 2);
+  const Run rules = ntp("rules --model " + model("templates_choice"));
+  REQUIRE_MESSAGE(rules.status == 0, rules.err);
+  CHECK((rules.out.find("started from") != std::string::npos) == (kept == "mined"));
+  // --mined-templates=false: the file's alone.
+  const Run alone = ntp(loud(kTrain) + " --epochs 1 --mined-rules=false --model " + model("templates_alone"));
+  REQUIRE_MESSAGE(alone.status == 0, alone.err);
+  CHECK(alone.err.find("templates chosen") == std::string::npos);
 }

@@ -4,6 +4,7 @@
 #include "ntp/ntp.h"
 #include "ntp/train/carved_dev.h"
 #include "ntp/train/checkpoint.h"
+#include "ntp/train/mined_templates.h"
 #include "ntp/train/mined_rules_choice.h"
 #include "ntp/train/train.h"
 
@@ -51,6 +52,27 @@ TEST_CASE("carve_dev holds a tenth of the facts out, the same ones for the same 
   CHECK(carved.kb.templates.size() == data.kb.templates.size());
   CHECK(ntp::carve_dev(data, 3).dev == carved.dev);
   CHECK(ntp::carve_dev(data, 4).dev != carved.dev);
+}
+
+TEST_CASE("carve_dev mines the templates a run mined itself again from the facts it leaves") {
+  ntp::TrainingData data = sixty_facts();
+  data.kb.templates.clear();
+  data = ntp::with_mined_templates(std::move(data));  // `--templates mined`, no dev facts: r :- s and s :- r at 1
+  REQUIRE(data.rules_per_goal > 0);
+  const ntp::TrainingData carved = ntp::carve_dev(data, 3);
+  ntp::TrainingData left;
+  left.kb = carved.kb;
+  left.kb.templates.clear();
+  const ntp::TrainingData expected = ntp::with_mined_templates(std::move(left));
+  CHECK(carved.rules_per_goal == expected.rules_per_goal);
+  REQUIRE(carved.kb.templates.size() == expected.kb.templates.size());
+  bool below_one = false;  // a held-out fact no longer supports its inverse's rule
+  for (std::size_t i = 0; i < carved.kb.templates.size(); ++i) {
+    CHECK(carved.kb.templates[i].slot_starts == expected.kb.templates[i].slot_starts);
+    CHECK(carved.kb.templates[i].mined_confidence == expected.kb.templates[i].mined_confidence);
+    below_one = below_one || carved.kb.templates[i].mined_confidence < 1;
+  }
+  CHECK(below_one);
 }
 
 TEST_CASE("carves_dev: only asked, without dev facts or a dev metric, within its sizes, with something to choose") {

@@ -4,11 +4,22 @@
 #include <doctest/doctest.h>
 
 #include "kb_from_text.h"
+#include "ntp/index/make_fact_index.h"
+#include "ntp/model/model.h"
+#include "ntp/train/checkpoint.h"
+#include "ntp/train/dev_metric.h"
 #include "ntp/train/mined_templates.h"
 #include "ntp/train/new_model.h"
+#include "ntp/train/train.h"
 #include "ntp/train/training_data.h"
 
+#include <omp.h>
+
+#include <atomic>
+#include <cstdio>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 
 namespace {
@@ -20,6 +31,17 @@ std::map<int, int> per_head(const std::vector<ntp::Template>& templates) {
   std::map<int, int> n;
   for (const ntp::Template& t : templates) ++n[t.slot_starts.at(static_cast<std::size_t>(t.head.predicate.id))];
   return n;
+}
+
+std::string bytes_of(const ntp::Model& m) {
+  std::ostringstream out;
+  ntp::write_model(m, out);
+  return out.str();
+}
+
+void remove_run_files(const std::string& model_path) {
+  std::remove(model_path.c_str());
+  std::remove(ntp::checkpoint_path(model_path).c_str());
 }
 
 }  // namespace
@@ -80,4 +102,84 @@ TEST_CASE("a model over mined templates tries as many rules as one head has, unl
   CHECK(ntp::new_model(d, o).prover.k_rules == d.rules_per_goal);
   o.prover.k_rules = 3;
   CHECK(ntp::new_model(d, o).prover.k_rules == 3);
+}
+
+TEST_CASE("a choice of templates: the file's and mined ones each trained as alone, the better on dev kept byte for byte") {
+  omp_set_num_threads(1);
+  const ntp::TrainingData data =
+      ntp::read_training_data(kFamily + "/train.nl", kFamily + "/family.nlt", kFamily + "/dev.nl", kFamily + "/test.nl");
+  REQUIRE(ntp::can_choose_templates(data));
+  const ntp::TrainingData mined = ntp::with_mined_templates(data);
+  CHECK(!ntp::can_choose_templates(mined));  // mined already
+  ntp::TrainingData no_dev = data;
+  no_dev.dev.clear();
+  CHECK(!ntp::can_choose_templates(no_dev));
+  ntp::ModelOptions model;
+  model.dim = 6;
+  model.seed = 2;
+  ntp::TrainOptions options;
+  options.epochs = 2;
+  options.seed = 9;
+  const std::string dir = std::string(NTP_BINARY_DIR) + "/";
+
+  // Each candidate trained alone, and its dev metric as the choice measures it.
+  std::vector<std::string> alone;
+  std::vector<double> dev;
+  ntp::RunOptions run;
+  run.mined_rules_on_dev = false;
+  run.model_path = dir + "templates_alone.ntp";
+  for (const ntp::TrainingData* d : {&data, &mined}) {
+    REQUIRE(ntp::train(*d, model, options, run, nullptr).finished);
+    const ntp::Model m = ntp::load_model(run.model_path);
+    alone.push_back(bytes_of(m));
+    ntp::ScoreOptions scoring;
+    scoring.facts = ntp::make_fact_index(m, "exact");
+    dev.push_back(ntp::dev_metric(m, *d, scoring, 500));
+    remove_run_files(run.model_path);
+  }
+  const std::size_t best = dev[1] > dev[0] ? 1 : 0;
+  const std::string names[] = {"file", "mined"};
+
+  run.mined_templates_on_dev = true;
+  run.model_path = dir + "templates_choice.ntp";
+  const ntp::RunResult chosen = ntp::train(data, model, options, run, nullptr);
+  REQUIRE(chosen.finished);
+  MESSAGE(chosen.templates_choice);
+  CHECK(bytes_of(ntp::load_model(run.model_path)) == alone[best]);
+  CHECK(chosen.templates_choice.rfind(names[best] + " (dev mrr on 33 atoms:", 0) == 0);
+  for (std::size_t i = 0; i < 2; ++i) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%s %.4f", names[i].c_str(), dev[i]);
+    CHECK(chosen.templates_choice.find(text) != std::string::npos);
+    CHECK(!std::ifstream(ntp::template_candidate_path(run.model_path, names[i])));
+    CHECK(!std::ifstream(ntp::checkpoint_path(ntp::template_candidate_path(run.model_path, names[i]))));
+  }
+
+  // Resuming a finished choice continues the run it chose: 2 + 1 epochs are its 3 alone.
+  ntp::TrainOptions three = options;
+  three.epochs = 3;
+  ntp::RunOptions alone_run;
+  alone_run.mined_rules_on_dev = false;
+  alone_run.model_path = dir + "templates_alone.ntp";
+  REQUIRE(ntp::train(best ? mined : data, model, three, alone_run, nullptr).finished);
+  run.resume = true;
+  const ntp::RunResult more = ntp::train(data, model, three, run, nullptr);
+  CHECK(more.epochs_done == 3);
+  CHECK(more.templates_choice.empty());
+  CHECK(bytes_of(ntp::load_model(run.model_path)) == bytes_of(ntp::load_model(alone_run.model_path)));
+  remove_run_files(alone_run.model_path);
+  remove_run_files(run.model_path);
+
+  // Stopped inside the first candidate and resumed: the same choice and model.
+  const std::atomic<bool> stop{true};
+  run.resume = false;
+  run.stop = &stop;
+  CHECK(!ntp::train(data, model, options, run, nullptr).finished);
+  CHECK(std::ifstream(ntp::checkpoint_path(ntp::template_candidate_path(run.model_path, "file"))).good());
+  run.stop = nullptr;
+  run.resume = true;
+  const ntp::RunResult resumed = ntp::train(data, model, options, run, nullptr);
+  CHECK(resumed.templates_choice == chosen.templates_choice);
+  CHECK(bytes_of(ntp::load_model(run.model_path)) == alone[best]);
+  remove_run_files(run.model_path);
 }

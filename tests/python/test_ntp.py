@@ -30,7 +30,8 @@ FAMILY = os.path.join(SOURCE, "datasets", "family")
 CLI = os.environ.get("NTP_CLI", os.path.join(SOURCE, "build", "ntp"))
 TOLERANCE = 1e-9
 # Small and quick, the default prover (NTPλ, k = 1); one thread, so that a run is reproducible.
-OPTIONS = {"dim": 10, "epochs": 3, "seed": 1, "lr": 0.05}
+# The file's templates alone (no choice of mined ones beside them): test_rules counts them.
+OPTIONS = {"dim": 10, "epochs": 3, "seed": 1, "lr": 0.05, "mined_templates": False}
 ATOMS = ["grandfatherOf(m57, m61)", "parentOf(m32, m33)", "childOf(f67, f58)", "fatherOf(m1, m11)",
          "motherOf(f12, m14)", "grandparentOf(m15, f28)", "grandfatherOf(m32, f16)", "childOf(m33, m32)"]
 
@@ -212,6 +213,13 @@ class Training(unittest.TestCase):
         self.assertTrue(r.training.finished)
         started = [rule for rule in r.rules(min_confidence=0) if rule.started_from]
         self.assertGreater(len(started), 0)
+        self.assertEqual(r.training.templates_choice, "")  # mined already: nothing to choose
+
+    def test_templates_chosen_on_dev(self):
+        r = ntp.train(train=family("train.nl"), templates=family("family.nlt"), dev=family("dev.nl"),
+                      model=os.path.join(Work.folder, "templates-choice.ntp"), threads=1, quiet=True,
+                      mined_rules=False, dim=8, epochs=1, l2=1e-4)
+        self.assertRegex(r.training.templates_choice, r"^(file|mined) \(dev mrr on 33 atoms: file 0\.\d{4}, mined [01]\.\d{4}\); mined: \d+ rules")
 
     def test_from_text_with_options(self):
         facts = "".join(f"parentOf(p{i}, c{i}).\nchildOf(c{i}, p{i}).\n" for i in range(8))

@@ -263,6 +263,7 @@ int report_training(const ntp::RunResult& result, const ntp::RunOptions& run, in
   if (!result.width_choice.empty()) std::cerr << "proof search width chosen on dev: " << result.width_choice << "\n";
   if (!result.combine_choice.empty()) std::cerr << "combine rule chosen on dev: " << result.combine_choice << "\n";
   if (!result.l2_choice.empty()) std::cerr << "L2 chosen on dev: " << result.l2_choice << "\n";
+  if (!result.templates_choice.empty()) std::cerr << "templates chosen on dev: " << result.templates_choice << "\n";
   if (!result.mined_rules.empty()) std::cerr << "mined rules, on dev: " << result.mined_rules << "\n";
   if (!result.dev_carved.empty()) std::cerr << "dev held out of the training facts: " << result.dev_carved << "\n";
   std::cerr << "model written to " << run.model_path
