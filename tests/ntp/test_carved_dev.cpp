@@ -1,6 +1,7 @@
 // tests/ntp/test_carved_dev.cpp: a run given no dev facts holds some out of
 // its training facts, makes its choices on them, then trains on every fact
 // with the values chosen (train/carved_dev.h).
+#include "run_files.h"
 #include "ntp/ntp.h"
 #include "ntp/train/carved_dev.h"
 #include "ntp/train/checkpoint.h"
@@ -26,16 +27,6 @@ ntp::TrainingData sixty_facts() {
   return ntp::training_data_from_text(facts.str(), "2  #1(X, Y) :- #2(Y, X).\n");
 }
 
-std::string bytes_of(const ntp::Model& m) {
-  std::ostringstream out;
-  ntp::write_model(m, out);
-  return out.str();
-}
-
-void remove_files(const std::string& path) {
-  std::remove(path.c_str());
-  std::remove(ntp::checkpoint_path(path).c_str());
-}
 
 }  // namespace
 
@@ -155,6 +146,6 @@ TEST_CASE("with no dev facts, the run chooses on held-out facts, then trains on 
     expected.mined_rule_weight = got.mined_rule_weight;
   }
   CHECK(bytes_of(got) == bytes_of(expected));
-  remove_files(run.model_path);
-  remove_files(plain.model_path);
+  remove_run_files(run.model_path);
+  remove_run_files(plain.model_path);
 }

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "kb_from_text.h"
+#include "run_files.h"
 #include "ntp/index/make_fact_index.h"
 #include "ntp/model/model.h"
 #include "ntp/train/checkpoint.h"
@@ -31,17 +32,6 @@ std::map<int, int> per_head(const std::vector<ntp::Template>& templates) {
   std::map<int, int> n;
   for (const ntp::Template& t : templates) ++n[t.slot_starts.at(static_cast<std::size_t>(t.head.predicate.id))];
   return n;
-}
-
-std::string bytes_of(const ntp::Model& m) {
-  std::ostringstream out;
-  ntp::write_model(m, out);
-  return out.str();
-}
-
-void remove_run_files(const std::string& model_path) {
-  std::remove(model_path.c_str());
-  std::remove(ntp::checkpoint_path(model_path).c_str());
 }
 
 }  // namespace

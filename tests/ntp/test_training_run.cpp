@@ -3,6 +3,7 @@
 // does a whole run (train()) stopped by its flag and resumed from its
 // checkpoint; checkpoints round-trip and a damaged one is refused with its
 // path; the option checks name the setting.
+#include "run_files.h"
 #include "ntp/ntp.h"
 #include "ntp/train/checkpoint.h"
 #include "ntp/train/combine_choice.h"
@@ -45,12 +46,6 @@ ntp::TrainOptions options(int epochs) {
   t.learning_rate = 0.05;
   t.seed = 9;
   return t;
-}
-
-std::string bytes_of(const ntp::Model& m) {
-  std::ostringstream out;
-  ntp::write_model(m, out);
-  return out.str();
 }
 
 }  // namespace
@@ -292,10 +287,6 @@ ntp::TrainingData small_data_with_dev() {
   return data;
 }
 
-void remove_model_files(const std::string& path) {
-  std::remove(path.c_str());
-  std::remove(ntp::checkpoint_path(path).c_str());
-}
 
 }  // namespace
 
@@ -317,7 +308,7 @@ TEST_CASE("several L2 values: one run each, the best on dev kept byte for byte, 
     const ntp::Model m = ntp::load_model(run.model_path);
     alone.push_back(bytes_of(m));
     dev.push_back(ntp::dev_metric(m, data, {}, 500));
-    remove_model_files(run.model_path);
+    remove_run_files(run.model_path);
   }
   const std::size_t best = static_cast<std::size_t>(std::max_element(dev.begin(), dev.end()) - dev.begin());
   CHECK(alone[0] != alone[1]);  // the values make different models
@@ -356,8 +347,8 @@ TEST_CASE("several L2 values: one run each, the best on dev kept byte for byte, 
   CHECK(more.epochs_done == 6);
   CHECK(more.l2_choice.empty());
   CHECK(bytes_of(ntp::load_model(run.model_path)) == bytes_of(ntp::load_model(alone_run.model_path)));
-  remove_model_files(alone_run.model_path);
-  remove_model_files(run.model_path);
+  remove_run_files(alone_run.model_path);
+  remove_run_files(run.model_path);
 
   // Stopped inside the first candidate and resumed: the same choice and model.
   const std::atomic<bool> stop{true};
@@ -370,7 +361,7 @@ TEST_CASE("several L2 values: one run each, the best on dev kept byte for byte, 
   const ntp::RunResult resumed = ntp::train(data, small_model_options(), options(4), run, nullptr);
   CHECK(resumed.l2_choice == chosen.l2_choice);
   CHECK(bytes_of(ntp::load_model(run.model_path)) == alone[best]);
-  remove_model_files(run.model_path);
+  remove_run_files(run.model_path);
 
   // Without dev atoms there is nothing to choose on: the first value alone.
   ntp::TrainingData no_dev = data;
@@ -384,7 +375,7 @@ TEST_CASE("several L2 values: one run each, the best on dev kept byte for byte, 
   run.l2_choices.clear();
   ntp::train(no_dev, small_model_options(), first, run, nullptr);
   CHECK(bytes_of(ntp::load_model(run.model_path)) == without_dev);
-  remove_model_files(run.model_path);
+  remove_run_files(run.model_path);
 }
 
 TEST_CASE("the combine choice ranks its dev facts in rounds: all of them, or those done when the budget or a stop ends it") {
