@@ -151,6 +151,18 @@ MinedRulesChoice choose_mined_rules(Model& model, const TrainingData& data, std:
   return choice;
 }
 
+double dev_metric_with_kept_rules(const Model& model, const TrainingData& data, std::size_t max_dev_atoms) {
+  ScoreOptions scoring;
+  scoring.facts = make_fact_index(model, "exact");  // as `ntp eval` ranks
+  if (model.mined_rules.empty() || !can_choose_mined_rules(data)) return dev_metric(model, data, scoring, max_dev_atoms);
+  const std::vector<Atom> atoms = dev_facts_measured(data, max_dev_atoms);
+  const std::unordered_set<Atom, AtomHash> known = filter_set(model, data.dev);
+  const double w = model.mined_rule_weight;
+  const RankingResult ranked = std::isinf(w) ? rank_rules_first(model, model.mined_rules, atoms, known, scoring)
+                                             : rank_with_rule_evidence(model, model.mined_rules, {w}, atoms, known, scoring).front();
+  return ranked.mean_ties.mrr;
+}
+
 std::vector<MinedRule> mine_rules_like(const KnowledgeBase& kb, const std::vector<MinedRule>& chosen) {
   std::size_t longest = 1;
   for (const MinedRule& r : chosen) longest = std::max(longest, r.body.size());

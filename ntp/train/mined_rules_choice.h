@@ -74,6 +74,13 @@ MinedRulesChoice choose_mined_rules(Model& model, const TrainingData& data,
                                     std::size_t max_dev_atoms = kCombineChoiceDevAtoms, std::ostream* progress = nullptr,
                                     const ChoiceLimits& limits = {});
 
+// The dev metric of `model` as `ntp eval` ranks with it: by its kept mined
+// rules with their weight (model.mined_rules, max aggregation) when it
+// keeps any, else by the model alone; on at most `max_dev_atoms` dev facts,
+// with the exact fact index. What a choice between finished runs compares.
+double dev_metric_with_kept_rules(const Model& model, const TrainingData& data,
+                                  std::size_t max_dev_atoms = kCombineChoiceDevAtoms);
+
 // The rules of `kb` mined as the choice mined `chosen` (its bodies' length):
 // the rules a model trained on more facts than the choice saw keeps.
 std::vector<MinedRule> mine_rules_like(const KnowledgeBase& kb, const std::vector<MinedRule>& chosen);

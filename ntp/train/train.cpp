@@ -485,7 +485,7 @@ RunResult train_choosing_templates(const TrainingData& data, const ModelOptions&
                                                      : "the file's") << " (" << results.size() + 1 << " of 2)" << std::endl;
     results.push_back(train_with_choices(candidate, model_options, options, one, progress));
     if (!results.back().finished) return results.back();
-    dev.emplace_back(name, kept_dev_metric(one.model_path, candidate));
+    dev.emplace_back(name, dev_metric_with_kept_rules(load_model(one.model_path), candidate));
     suffixes.push_back(template_candidate_path("", name));
     if (progress) *progress << "templates " << name << ": dev " << dev_metric_name(data) << " " << format_fixed(dev.back().second, 4) << std::endl;
   }

@@ -73,6 +73,8 @@ TEST_CASE("choose_mined_rules keeps mined rules that rank dev better than the mo
   CHECK(std::isinf(choice.chosen_weight));  // the first of the best: later weights only tie it
   CHECK(model.mined_rules.size() == choice.rules);
   CHECK(std::isinf(model.mined_rule_weight));
+  // A choice between finished runs ranks dev as the kept model does: with its rules.
+  CHECK(ntp::dev_metric_with_kept_rules(model, data) == doctest::Approx(choice.weights.front().second));
 
   // The model file keeps them; `ntp eval` ranks with them unless --score names a part.
   const std::string path = std::string(NTP_BINARY_DIR) + "/test_mined_rules_choice.ntp";
@@ -176,6 +178,7 @@ TEST_CASE("choose_mined_rules leaves the model alone without ranked dev facts, a
   for (const auto& [weight, mrr] : choice.weights) CHECK(mrr <= choice.model_alone);
   CHECK_FALSE(choice.kept);
   CHECK(model.mined_rules.empty());
+  CHECK(ntp::dev_metric_with_kept_rules(model, data) == doctest::Approx(choice.model_alone));
 }
 
 TEST_CASE("a finite weight adds the best rule's confidence to the score, alike in eval, answer and prove") {
