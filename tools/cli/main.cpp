@@ -275,8 +275,10 @@ int cmd_train(int argc, char** argv, const ProcessGroup& group) {
   cxxopts::Options o("ntp train",
                      "Train a neural theorem prover on facts and rule templates (or a mined rules file).\n\n"
                      "Most runs need only --train, --templates and --model, and --dev and --test so that\n"
-                     "the combine rule and L2 are chosen on dev; the settings most often changed are\n"
-                     "--dim, --epochs and --seed. docs/USAGE.md says when to change the others.\n");
+                     "L2, the combine rule, the mined rules beside the model and whether the prover\n"
+                     "starts from your templates or from rules mined from the facts are chosen on dev;\n"
+                     "the settings most often changed are --dim, --epochs and --seed. docs/USAGE.md\n"
+                     "says when to change the others.\n");
   add_train_file_options(o);
   add_setting_options(o);
   add_process_options(o);
