@@ -9,7 +9,7 @@ ntp=${1:-build/ntp}
 kb=datasets/family
 model=${NTP_DEMO_MODEL:-$(dirname "$ntp")/family.model}
 
-echo "== training on $kb (334 facts, 12 rules from 3 templates)"
+echo "== training on $kb (334 facts, 12 rules from 3 templates, beside a prover started from mined rules: dev keeps the better)"
 "$ntp" train --train $kb/train.nl --templates $kb/family.nlt --dev $kb/dev.nl --test $kb/test.nl \
   --model "$model" --dim 30 --epochs 30 --seed 1
 echo
