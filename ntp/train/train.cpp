@@ -468,6 +468,13 @@ std::string describe_template_choice(const std::string& chosen, const TrainingDa
          "; mined: " + std::to_string(mined.kb.templates.size()) + " rules, " + mined.templates_note;
 }
 
+// "the file's", or "mined from the training facts (N rules, SHAPE (...))".
+std::string describe_candidate(const std::string& name, const TrainingData& mined) {
+  if (name != "mined") return "the file's";
+  return "mined from the training facts (" + std::to_string(mined.kb.templates.size()) + " rules, " +
+         mined.templates_note + ")";
+}
+
 // One run with the file's templates and one with mined templates, each with
 // the other choices, the better on dev kept (RunOptions::mined_templates_on_dev).
 RunResult train_choosing_templates(const TrainingData& data, const ModelOptions& model_options,
@@ -479,15 +486,14 @@ RunResult train_choosing_templates(const TrainingData& data, const ModelOptions&
   for (const std::string name : kTemplateCandidates) {
     const TrainingData& candidate = name == "mined" ? mined : data;
     const RunOptions one = template_candidate_run(run, name);
-    if (progress)
-      *progress << "templates: " << (name == "mined" ? "mined from the training facts (" +
-                                     std::to_string(mined.kb.templates.size()) + " rules, " + mined.templates_note + ")"
-                                                     : "the file's") << " (" << results.size() + 1 << " of 2)" << std::endl;
+    if (progress) *progress << "templates: " << describe_candidate(name, mined) << " (" << results.size() + 1 << " of 2)\n";
     results.push_back(train_with_choices(candidate, model_options, options, one, progress));
     if (!results.back().finished) return results.back();
     dev.emplace_back(name, dev_metric_with_kept_rules(load_model(one.model_path), candidate));
     suffixes.push_back(template_candidate_path("", name));
-    if (progress) *progress << "templates " << name << ": dev " << dev_metric_name(data) << " " << format_fixed(dev.back().second, 4) << std::endl;
+    if (progress)
+      *progress << "templates " << name << ": dev " << dev_metric_name(data) << " " << format_fixed(dev.back().second, 4)
+                << std::endl;
   }
   const std::size_t best = keep_best_candidate(run, suffixes, dev);
   RunResult result = chosen_result(results, best, run);
