@@ -477,9 +477,8 @@ std::string describe_candidate(const std::string& name, const TrainingData& mine
 
 // One run with the file's templates and one with mined templates, each with
 // the other choices, the better on dev kept (RunOptions::mined_templates_on_dev).
-RunResult train_choosing_templates(const TrainingData& data, const ModelOptions& model_options,
+RunResult train_choosing_templates(const TrainingData& data, const TrainingData& mined, const ModelOptions& model_options,
                                    const TrainOptions& options, const RunOptions& run, std::ostream* progress) {
-  const TrainingData mined = with_mined_templates(data);
   std::vector<std::pair<std::string, double>> dev;
   std::vector<RunResult> results;
   std::vector<std::string> suffixes;
@@ -510,14 +509,19 @@ bool checkpoint_has_mined_templates(const std::string& path) {
 // Training with the choice of templates, if any (RunOptions::mined_templates_on_dev).
 RunResult train_with_template_choice(const TrainingData& data, const ModelOptions& model_options,
                                      const TrainOptions& options, const RunOptions& run, std::ostream* progress) {
+  const TrainingData mined = with_mined_templates(data);
+  if (mined.kb.templates.empty()) {  // nothing to start from but the facts: no choice
+    if (progress) *progress << "templates: no rule mined from the training facts; the file's alone" << std::endl;
+    return train_with_choices(data, model_options, options, run, progress);
+  }
   bool started = false;  // a choice under way: some candidate has its checkpoint
   for (const std::string name : kTemplateCandidates) started = started || has_checkpoint(template_candidate_run(run, name));
-  if (!run.resume || started) return train_choosing_templates(data, model_options, options, run, progress);
-  // Resuming a finished choice continues the run it chose.
+  if (!run.resume || started) return train_choosing_templates(data, mined, model_options, options, run, progress);
+  // Resuming a finished choice continues the run it chose (mined templates
+  // are never empty here, and a file's never start at a predicate).
   const std::string checkpoint = checkpoint_path(run.model_path);
-  if (std::ifstream(checkpoint) && checkpoint_has_mined_templates(checkpoint))
-    return train_with_choices(with_mined_templates(data), model_options, options, run, progress);
-  return train_with_choices(data, model_options, options, run, progress);
+  const bool chose_mined = std::ifstream(checkpoint) && checkpoint_has_mined_templates(checkpoint);
+  return train_with_choices(chose_mined ? mined : data, model_options, options, run, progress);
 }
 
 }  // namespace

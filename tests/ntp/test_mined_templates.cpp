@@ -173,3 +173,28 @@ TEST_CASE("a choice of templates: the file's and mined ones each trained as alon
   CHECK(bytes_of(ntp::load_model(run.model_path)) == alone[best]);
   remove_run_files(run.model_path);
 }
+
+TEST_CASE("a choice of templates with nothing mined trains the file's templates alone") {
+  omp_set_num_threads(1);
+  // Four unrelated facts: no rule has the support the miner asks for.
+  ntp::TrainingData data =
+      ntp::training_data_from_text("p(a, b).\nq(c, d).\nr(e, f).\ns(g, h).\n", "2  #1(X, Y) :- #2(Y, X).\n");
+  data.dev.push_back({data.kb.predicates.find("p"), {data.kb.constants.find("b"), data.kb.constants.find("a")}});
+  REQUIRE(ntp::can_choose_templates(data));
+  REQUIRE(ntp::with_mined_templates(data).kb.templates.empty());
+  ntp::ModelOptions model;
+  model.dim = 4;
+  ntp::TrainOptions options;
+  options.epochs = 1;
+  ntp::RunOptions run;
+  run.mined_rules_on_dev = false;
+  run.mined_templates_on_dev = true;
+  run.model_path = std::string(NTP_BINARY_DIR) + "/templates_none_mined.ntp";
+  std::ostringstream progress;
+  const ntp::RunResult result = ntp::train(data, model, options, run, &progress);
+  CHECK(result.finished);
+  CHECK(result.templates_choice.empty());
+  CHECK(progress.str().find("no rule mined from the training facts; the file's alone") != std::string::npos);
+  CHECK(ntp::load_model(run.model_path).kb.templates.size() == 1);
+  remove_run_files(run.model_path);
+}
