@@ -262,7 +262,6 @@ std::vector<MinedRule> count_candidates(const RelationGraph& g, const std::vecto
   return rules;
 }
 
-
 }  // namespace
 
 void keep_best_per_head(std::vector<MinedRule>& rules, int n) {

@@ -3,7 +3,6 @@
 // train.h).
 #include "ntp/train/train.h"
 
-#include "ntp/index/make_fact_index.h"
 #include "ntp/train/carved_dev.h"
 #include "ntp/train/checkpoint.h"
 #include "ntp/train/combine_choice.h"
@@ -231,15 +230,6 @@ void move_run_files(const std::string& from, const std::string& to) {
     if (std::rename(a.c_str(), b.c_str()) != 0) throw std::runtime_error(a + ": cannot move it to " + b);
 }
 
-// The kept model's dev metric as choose_combine() measures it: at most
-// kCombineChoiceDevAtoms, the exact fact index (as `ntp eval` ranks).
-double kept_dev_metric(const std::string& model_path, const TrainingData& data) {
-  const Model kept = load_model(model_path);
-  ScoreOptions scoring;
-  scoring.facts = make_fact_index(kept, "exact");
-  return dev_metric(kept, data, scoring, kCombineChoiceDevAtoms);
-}
-
 // The best of a choice's candidate runs, each written to run.model_path +
 // its suffix (the earlier on a tie), becomes run.model_path with its
 // checkpoint; the others' model files are removed. The kept run's log
@@ -295,7 +285,7 @@ RunResult train_choosing_l2(const TrainingData& data, const ModelOptions& model_
     double metric = -1;
     results[i] = train_with_l2(data, model_options, options, one_run, values[i], progress, &metric);
     if (!results[i].finished) return results[i];
-    if (metric < 0) metric = kept_dev_metric(one_run.model_path, data);  // no combine choice measured it
+    if (metric < 0) metric = dev_metric_with_kept_rules(load_model(one_run.model_path), data);  // no combine choice measured it
     dev.emplace_back(format_number(values[i]), metric);
     if (progress) {
       char line[96];
@@ -461,18 +451,21 @@ RunOptions template_candidate_run(const RunOptions& run, const std::string& name
   return one;
 }
 
+// "N rules, SHAPE (dev ...)": what was mined.
+std::string describe_mined(const TrainingData& mined) {
+  return std::to_string(mined.kb.templates.size()) + " rules, " + mined.templates_note;
+}
+
 // What the report says of the choice: each candidate's dev metric, and the mined rules.
 std::string describe_template_choice(const std::string& chosen, const TrainingData& data, const TrainingData& mined,
                                      const std::vector<std::pair<std::string, double>>& dev) {
   return describe_dev_choice(chosen, dev_metric_name(data), dev_atoms_measured(data, kCombineChoiceDevAtoms), dev) +
-         "; mined: " + std::to_string(mined.kb.templates.size()) + " rules, " + mined.templates_note;
+         "; mined: " + describe_mined(mined);
 }
 
 // "the file's", or "mined from the training facts (N rules, SHAPE (...))".
 std::string describe_candidate(const std::string& name, const TrainingData& mined) {
-  if (name != "mined") return "the file's";
-  return "mined from the training facts (" + std::to_string(mined.kb.templates.size()) + " rules, " +
-         mined.templates_note + ")";
+  return name == "mined" ? "mined from the training facts (" + describe_mined(mined) + ")" : "the file's";
 }
 
 // One run with the file's templates and one with mined templates, each with
