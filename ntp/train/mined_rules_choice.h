@@ -16,6 +16,7 @@
 // eval` then ranks with it, and its --score names the neural parts alone.
 #pragma once
 
+#include "ntp/eval/ranking.h"
 #include "ntp/mine/mined_rule.h"
 #include "ntp/model/model.h"
 #include "ntp/train/combine_choice.h"
@@ -80,6 +81,10 @@ MinedRulesChoice choose_mined_rules(Model& model, const TrainingData& data,
 // with the exact fact index. What a choice between finished runs compares.
 double dev_metric_with_kept_rules(const Model& model, const TrainingData& data,
                                   std::size_t max_dev_atoms = kCombineChoiceDevAtoms);
+// The ranking behind that metric, side by side, for ranked dev facts (not a
+// labelled file, not empty): what a choice needs to tell noise from a gain.
+RankingResult dev_ranking_with_kept_rules(const Model& model, const TrainingData& data,
+                                          std::size_t max_dev_atoms = kCombineChoiceDevAtoms);
 
 // The rules of `kb` mined as the choice mined `chosen` (its bodies' length):
 // the rules a model trained on more facts than the choice saw keeps.

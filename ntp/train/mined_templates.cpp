@@ -2,6 +2,7 @@
 // mined_templates.h).
 #include "ntp/train/mined_templates.h"
 
+#include "ntp/index/make_fact_index.h"
 #include "ntp/mine/miner.h"
 #include "ntp/mine/rules_file.h"
 #include "ntp/train/combine_choice.h"
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 #include <utility>
 
 namespace ntp {
@@ -54,6 +56,29 @@ bool can_choose_templates(const TrainingData& data) {
   const auto random_slots = [](const Template& t) { return t.slot_starts.empty(); };
   return !data.kb.templates.empty() && std::all_of(data.kb.templates.begin(), data.kb.templates.end(), random_slots) &&
          data.kb.facts.size() <= kMaxFactsToChooseTemplates && can_choose_mined_rules(data);
+}
+
+TemplateCandidateOnDev measure_template_candidate(const Model& model, const TrainingData& data) {
+  TemplateCandidateOnDev measured;
+  const RankingResult ranked = dev_ranking_with_kept_rules(model, data, kCombineChoiceDevAtoms);
+  measured.final_mrr = ranked.mean_ties.mrr;
+  measured.reciprocal = reciprocal_ranks(ranked);
+  ScoreOptions proofs;
+  proofs.source = ScoreSource::ProofOnly;
+  proofs.facts = make_fact_index(model, "exact");  // as `ntp eval` ranks
+  measured.proofs_mrr = dev_metric(model, data, proofs, kCombineChoiceDevAtoms);
+  return measured;
+}
+
+std::size_t template_candidate_kept(const std::vector<TemplateCandidateOnDev>& candidates, bool* decided_by_proofs) {
+  if (candidates.size() != 2) throw std::invalid_argument("template_candidate_kept: two candidates, the file's and mined");
+  const std::vector<double>&file = candidates[0].reciprocal, &mined = candidates[1].reciprocal;
+  std::size_t kept = candidates[1].proofs_mrr > candidates[0].proofs_mrr ? 1 : 0;
+  bool by_proofs = true;
+  if (file.size() >= 2 && clearly_better(mined, file)) kept = 1, by_proofs = false;
+  if (file.size() >= 2 && clearly_better(file, mined)) kept = 0, by_proofs = false;
+  if (decided_by_proofs) *decided_by_proofs = by_proofs;
+  return kept;
 }
 
 }  // namespace ntp

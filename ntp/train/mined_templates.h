@@ -13,6 +13,7 @@
 #pragma once
 
 #include "ntp/kb/kb.h"
+#include "ntp/model/model.h"
 #include "ntp/train/training_data.h"
 
 #include <cstddef>
@@ -60,6 +61,27 @@ bool can_choose_templates(const TrainingData& data);
 // templates; on WN18RR and FB15k-237 the chains' proofs would train for
 // hours beside a ComplEx model that trains in minutes.
 constexpr std::size_t kMaxFactsToChooseTemplates = 20000;
+
+// What the choice of templates measured of one candidate's final model on
+// the same dev facts.
+struct TemplateCandidateOnDev {
+  double final_mrr = 0;            // its dev MRR as `ntp eval` ranks with the model
+  std::vector<double> reciprocal;  // each dev side's reciprocal rank behind that figure
+  double proofs_mrr = 0;           // the dev MRR of its proofs alone (`--score proof`)
+};
+
+// What the choice measures of a finished candidate's model: its ranking
+// of at most kCombineChoiceDevAtoms dev facts as `ntp eval` ranks with it
+// (its kept mined rules included), and its proofs alone's, on the same facts.
+TemplateCandidateOnDev measure_template_candidate(const Model& model, const TrainingData& data);
+
+// The candidate kept (candidates[0] is the file's): one whose final model
+// ranks dev clearly better than the other's (rule_choice.h's margin) wins;
+// within noise of each other, the one whose proofs alone rank dev better
+// (the first on a tie), so that the prover carries as much of the ranking
+// as dev allows. `decided_by_proofs` (may be null) says which way it went.
+std::size_t template_candidate_kept(const std::vector<TemplateCandidateOnDev>& candidates,
+                                    bool* decided_by_proofs = nullptr);
 
 // The most templates that share one head predicate (the head a mined
 // template's first slot starts at); 0 when no template has a fixed start.

@@ -230,22 +230,24 @@ void move_run_files(const std::string& from, const std::string& to) {
     if (std::rename(a.c_str(), b.c_str()) != 0) throw std::runtime_error(a + ": cannot move it to " + b);
 }
 
-// The best of a choice's candidate runs, each written to run.model_path +
-// its suffix (the earlier on a tie), becomes run.model_path with its
-// checkpoint; the others' model files are removed. The kept run's log
-// becomes the one --log names; the others keep their suffix, to plot beside
-// it. Returns the best one's index.
-std::size_t keep_best_candidate(const RunOptions& run, const std::vector<std::string>& suffixes,
-                                const std::vector<std::pair<std::string, double>>& dev) {
+// Candidate `kept` of a choice's runs, each written to run.model_path + its
+// suffix, becomes run.model_path with its checkpoint; the others' model
+// files are removed. The kept run's log becomes the one --log names; the
+// others keep their suffix, to plot beside it.
+void keep_candidate(const RunOptions& run, const std::vector<std::string>& suffixes, std::size_t kept) {
+  for (std::size_t i = 0; i < suffixes.size(); ++i)
+    if (i != kept) remove_run_files(run.model_path + suffixes[i]);
+  move_run_files(run.model_path + suffixes[kept], run.model_path);
+  const std::string kept_log = run.log_path.empty() ? "" : run.log_path + suffixes[kept];
+  if (!kept_log.empty() && std::rename(kept_log.c_str(), run.log_path.c_str()) != 0)
+    throw std::runtime_error(kept_log + ": cannot move it to " + run.log_path);
+}
+
+// The index of the best dev metric, the earlier on a tie.
+std::size_t best_on_dev(const std::vector<std::pair<std::string, double>>& dev) {
   std::size_t best = 0;
   for (std::size_t i = 1; i < dev.size(); ++i)
     if (dev[i].second > dev[best].second) best = i;
-  for (std::size_t i = 0; i < suffixes.size(); ++i)
-    if (i != best) remove_run_files(run.model_path + suffixes[i]);
-  move_run_files(run.model_path + suffixes[best], run.model_path);
-  const std::string kept_log = run.log_path.empty() ? "" : run.log_path + suffixes[best];
-  if (!kept_log.empty() && std::rename(kept_log.c_str(), run.log_path.c_str()) != 0)
-    throw std::runtime_error(kept_log + ": cannot move it to " + run.log_path);
   return best;
 }
 
@@ -295,7 +297,8 @@ RunResult train_choosing_l2(const TrainingData& data, const ModelOptions& model_
   }
   std::vector<std::string> suffixes;
   for (double v : values) suffixes.push_back(l2_candidate_path("", v));
-  const std::size_t best = keep_best_candidate(run, suffixes, dev);
+  const std::size_t best = best_on_dev(dev);
+  keep_candidate(run, suffixes, best);
   RunResult result = chosen_result(results, best, run);
   result.l2_choice = describe_dev_choice(dev[best].first, dev_metric_name(data),
                                          dev_atoms_measured(data, kCombineChoiceDevAtoms), dev);
@@ -456,11 +459,18 @@ std::string describe_mined(const TrainingData& mined) {
   return std::to_string(mined.kb.templates.size()) + " rules, " + mined.templates_note;
 }
 
-// What the report says of the choice: each candidate's dev metric, and the mined rules.
+// What the report says of the choice: each candidate's dev metrics, why
+// the one kept was kept, and the mined rules.
 std::string describe_template_choice(const std::string& chosen, const TrainingData& data, const TrainingData& mined,
-                                     const std::vector<std::pair<std::string, double>>& dev) {
+                                     const std::vector<std::pair<std::string, double>>& dev,
+                                     const std::vector<TemplateCandidateOnDev>& measured, bool decided_by_proofs) {
+  std::string proofs;
+  for (std::size_t i = 0; i < measured.size(); ++i)
+    proofs += std::string(i ? ", " : "") + dev[i].first + " " + format_fixed(measured[i].proofs_mrr, 4);
+  const std::string why = decided_by_proofs ? "the final models within noise: the better proofs kept"
+                                            : "the final model clearly better kept";
   return describe_dev_choice(chosen, dev_metric_name(data), dev_atoms_measured(data, kCombineChoiceDevAtoms), dev) +
-         "; mined: " + describe_mined(mined);
+         "; proofs alone: " + proofs + "; " + why + "; mined: " + describe_mined(mined);
 }
 
 // "the file's", or "mined from the training facts (N rules, SHAPE (...))".
@@ -472,7 +482,8 @@ std::string describe_candidate(const std::string& name, const TrainingData& mine
 // the other choices, the better on dev kept (RunOptions::mined_templates_on_dev).
 RunResult train_choosing_templates(const TrainingData& data, const TrainingData& mined, const ModelOptions& model_options,
                                    const TrainOptions& options, const RunOptions& run, std::ostream* progress) {
-  std::vector<std::pair<std::string, double>> dev;
+  std::vector<std::pair<std::string, double>> dev;  // each candidate's final dev metric
+  std::vector<TemplateCandidateOnDev> measured;
   std::vector<RunResult> results;
   std::vector<std::string> suffixes;
   for (const std::string name : kTemplateCandidates) {
@@ -481,15 +492,18 @@ RunResult train_choosing_templates(const TrainingData& data, const TrainingData&
     if (progress) *progress << "templates: " << describe_candidate(name, mined) << " (" << results.size() + 1 << " of 2)\n";
     results.push_back(train_with_choices(candidate, model_options, options, one, progress));
     if (!results.back().finished) return results.back();
-    dev.emplace_back(name, dev_metric_with_kept_rules(load_model(one.model_path), candidate));
+    measured.push_back(measure_template_candidate(load_model(one.model_path), candidate));
+    dev.emplace_back(name, measured.back().final_mrr);
     suffixes.push_back(template_candidate_path("", name));
     if (progress)
       *progress << "templates " << name << ": dev " << dev_metric_name(data) << " " << format_fixed(dev.back().second, 4)
-                << std::endl;
+                << " (proofs alone " << format_fixed(measured.back().proofs_mrr, 4) << ")" << std::endl;
   }
-  const std::size_t best = keep_best_candidate(run, suffixes, dev);
-  RunResult result = chosen_result(results, best, run);
-  result.templates_choice = describe_template_choice(dev[best].first, data, mined, dev);
+  bool decided_by_proofs = false;
+  const std::size_t kept = template_candidate_kept(measured, &decided_by_proofs);
+  keep_candidate(run, suffixes, kept);
+  RunResult result = chosen_result(results, kept, run);
+  result.templates_choice = describe_template_choice(dev[kept].first, data, mined, dev, measured, decided_by_proofs);
   return result;
 }
 

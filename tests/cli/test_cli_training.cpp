@@ -247,10 +247,14 @@ TEST_CASE("--templates FILE with dev facts: a prover started from mined rules is
   REQUIRE_MESSAGE(chosen.status == 0, chosen.err);
   CHECK(chosen.err.find("templates: the file's (1 of 2)") != std::string::npos);
   CHECK(std::regex_search(chosen.err, std::regex("templates: mined from the training facts \\([0-9]+ rules, .*\\) \\(2 of 2\\)")));
+  for (const std::string candidate : {"file", "mined"})
+    CHECK(std::regex_search(chosen.err, std::regex("templates " + candidate + ": dev mrr [01]\\.[0-9]{4} \\(proofs alone [01]\\.[0-9]{4}\\)")));
   const std::smatch m = [&] {
     std::smatch found;
     std::regex_search(chosen.err, found, std::regex("templates chosen on dev: (file|mined) \\(dev mrr on 33 atoms: "
-                                                    "file [01]\\.[0-9]{4}, mined [01]\\.[0-9]{4}\\); mined: [0-9]+ rules"));
+                                                    "file [01]\\.[0-9]{4}, mined [01]\\.[0-9]{4}\\); proofs alone: "
+                                                    "file [01]\\.[0-9]{4}, mined [01]\\.[0-9]{4}; the final (models within "
+                                                    "noise: the better proofs|model clearly better) kept; mined: [0-9]+ rules"));
     return found;
   }();
   REQUIRE(!m.empty());

@@ -5,6 +5,8 @@
 
 #include "kb_from_text.h"
 #include "run_files.h"
+#include "ntp/eval/evaluate.h"
+#include "ntp/eval/ranking.h"
 #include "ntp/index/make_fact_index.h"
 #include "ntp/model/model.h"
 #include "ntp/train/checkpoint.h"
@@ -21,6 +23,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 namespace {
@@ -112,9 +115,11 @@ TEST_CASE("a choice of templates: the file's and mined ones each trained as alon
   options.seed = 9;
   const std::string dir = std::string(NTP_BINARY_DIR) + "/";
 
-  // Each candidate trained alone, and its dev metric as the choice measures it.
+  // Each candidate trained alone, and its dev figures as `ntp eval` ranks:
+  // the model (no mined rules kept beside it here) and its proofs alone.
   std::vector<std::string> alone;
-  std::vector<double> dev;
+  std::vector<double> dev, proofs;
+  std::vector<ntp::TemplateCandidateOnDev> measured;
   ntp::RunOptions run;
   run.mined_rules_on_dev = false;
   run.model_path = dir + "templates_alone.ntp";
@@ -124,10 +129,18 @@ TEST_CASE("a choice of templates: the file's and mined ones each trained as alon
     alone.push_back(bytes_of(m));
     ntp::ScoreOptions scoring;
     scoring.facts = ntp::make_fact_index(m, "exact");
-    dev.push_back(ntp::dev_metric(m, *d, scoring, 500));
+    const ntp::RankingResult ranked = ntp::evaluate_ranking(m, d->dev, ntp::filter_set(m, d->dev), scoring);
+    dev.push_back(ranked.mean_ties.mrr);
+    scoring.source = ntp::ScoreSource::ProofOnly;
+    proofs.push_back(ntp::dev_metric(m, *d, scoring, 500));
+    measured.push_back(ntp::measure_template_candidate(m, *d));
+    CHECK(measured.back().final_mrr == doctest::Approx(dev.back()).epsilon(1e-12));
+    CHECK(measured.back().reciprocal == ntp::reciprocal_ranks(ranked));
+    CHECK(measured.back().proofs_mrr == doctest::Approx(proofs.back()).epsilon(1e-12));
     remove_run_files(run.model_path);
   }
-  const std::size_t best = dev[1] > dev[0] ? 1 : 0;
+  bool by_proofs = false;
+  const std::size_t best = ntp::template_candidate_kept(measured, &by_proofs);
   const std::string names[] = {"file", "mined"};
 
   run.mined_templates_on_dev = true;
@@ -137,10 +150,14 @@ TEST_CASE("a choice of templates: the file's and mined ones each trained as alon
   MESSAGE(chosen.templates_choice);
   CHECK(bytes_of(ntp::load_model(run.model_path)) == alone[best]);
   CHECK(chosen.templates_choice.rfind(names[best] + " (dev mrr on 33 atoms:", 0) == 0);
+  CHECK(chosen.templates_choice.find(by_proofs ? "within noise: the better proofs kept" : "clearly better kept") !=
+        std::string::npos);
   for (std::size_t i = 0; i < 2; ++i) {
     char text[32];
     std::snprintf(text, sizeof text, "%s %.4f", names[i].c_str(), dev[i]);
     CHECK(chosen.templates_choice.find(text) != std::string::npos);
+    std::snprintf(text, sizeof text, "%s %.4f", names[i].c_str(), proofs[i]);
+    CHECK(chosen.templates_choice.find(text, chosen.templates_choice.find("proofs alone")) != std::string::npos);
     CHECK(!std::ifstream(ntp::template_candidate_path(run.model_path, names[i])));
     CHECK(!std::ifstream(ntp::checkpoint_path(ntp::template_candidate_path(run.model_path, names[i]))));
   }
@@ -172,6 +189,37 @@ TEST_CASE("a choice of templates: the file's and mined ones each trained as alon
   CHECK(resumed.templates_choice == chosen.templates_choice);
   CHECK(bytes_of(ntp::load_model(run.model_path)) == alone[best]);
   remove_run_files(run.model_path);
+}
+
+TEST_CASE("the template candidate kept: a final model clearly better on dev, else the better proofs") {
+  // Paired reciprocal ranks of 40 dev sides: a level, or a level plus noise.
+  auto sides = [](double level, double noise) {
+    std::vector<double> r;
+    for (int i = 0; i < 40; ++i) r.push_back(level + (i % 2 ? noise : -noise));
+    return r;
+  };
+  auto candidate = [](std::vector<double> reciprocal, double proofs) {
+    ntp::TemplateCandidateOnDev c;
+    c.reciprocal = std::move(reciprocal);
+    c.proofs_mrr = proofs;
+    return c;
+  };
+  bool by_proofs = true;
+  // A clearly better final model wins whatever the proofs say, either way round.
+  CHECK(ntp::template_candidate_kept({candidate(sides(0.5, 0.1), 0.9), candidate(sides(0.9, 0.05), 0.2)}, &by_proofs) == 1);
+  CHECK(!by_proofs);
+  CHECK(ntp::template_candidate_kept({candidate(sides(0.9, 0.05), 0.2), candidate(sides(0.5, 0.1), 0.9)}, &by_proofs) == 0);
+  CHECK(!by_proofs);
+  // Within noise (one side apart of 40), the better proofs; the file's on a tie.
+  std::vector<double> one_better = sides(0.7, 0.2);
+  one_better[3] = 1.0;
+  CHECK(ntp::template_candidate_kept({candidate(one_better, 0.6), candidate(sides(0.7, 0.2), 0.8)}, &by_proofs) == 1);
+  CHECK(by_proofs);
+  CHECK(ntp::template_candidate_kept({candidate(sides(0.7, 0.2), 0.8), candidate(one_better, 0.6)}) == 0);
+  CHECK(ntp::template_candidate_kept({candidate(sides(1, 0), 0.8), candidate(sides(1, 0), 0.8)}) == 0);
+  // One side is no evidence either way: the proofs decide.
+  CHECK(ntp::template_candidate_kept({candidate({1.0}, 0.5), candidate({0.1}, 0.6)}) == 1);
+  CHECK_THROWS_AS(ntp::template_candidate_kept({candidate({1.0}, 0.5)}), std::invalid_argument);
 }
 
 TEST_CASE("a choice of templates with nothing mined trains the file's templates alone") {
