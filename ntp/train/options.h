@@ -225,7 +225,8 @@ struct RunOptions {
   // (can_choose_templates, mined_templates.h): also train a prover started
   // from templates mined from the training facts (`--templates mined`), each
   // run with the choices above, at template_candidate_path(model_path, ...),
-  // and keep the one whose model ranks dev better (the file's on a tie).
+  // and keep the one whose model ranks dev clearly better, or, within noise,
+  // whose proofs alone rank dev better (template_candidate_kept).
   // The front ends do (TrainSettings); the library's default does not.
   bool mined_templates_on_dev = false;
   // Given no dev facts, hold some out of the training facts to make the

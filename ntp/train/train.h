@@ -44,9 +44,10 @@ RunResult train(const TrainingData& data, const ModelOptions& model, const Train
 // the data's templates, to template_candidate_path(run.model_path, "file"),
 // and with templates mined from its facts (with_mined_templates), to
 // template_candidate_path(run.model_path, "mined"), each with its own
-// checkpoint, log and choices; the one whose kept model ranks dev better
-// (the file's on a tie) becomes run.model_path, as for L2, and the result
-// is its run's with templates_choice set.
+// checkpoint, log and choices; the one template_candidate_kept keeps (a
+// final model clearly better on dev, else the better proofs alone) becomes
+// run.model_path, as for L2, and the result is its run's with
+// templates_choice set.
 //
 // Where a choice of L2 trains its candidate for `l2`: "M.l2-0.001".
 std::string l2_candidate_path(const std::string& model_path, double l2);
