@@ -479,7 +479,8 @@ std::string describe_candidate(const std::string& name, const TrainingData& mine
 }
 
 // One run with the file's templates and one with mined templates, each with
-// the other choices, the better on dev kept (RunOptions::mined_templates_on_dev).
+// the other choices; the one template_candidate_kept picks is kept
+// (RunOptions::mined_templates_on_dev).
 RunResult train_choosing_templates(const TrainingData& data, const TrainingData& mined, const ModelOptions& model_options,
                                    const TrainOptions& options, const RunOptions& run, std::ostream* progress) {
   std::vector<std::pair<std::string, double>> dev;  // each candidate's final dev metric
