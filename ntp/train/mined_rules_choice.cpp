@@ -153,19 +153,16 @@ MinedRulesChoice choose_mined_rules(Model& model, const TrainingData& data, std:
 }
 
 double dev_metric_with_kept_rules(const Model& model, const TrainingData& data, std::size_t max_dev_atoms) {
-  if (!data.dev_labelled.empty() || data.dev.empty()) {
-    ScoreOptions scoring;
-    scoring.facts = make_fact_index(model, "exact");  // as `ntp eval` ranks
-    return dev_metric(model, data, scoring, max_dev_atoms);
-  }
-  return dev_ranking_with_kept_rules(model, data, max_dev_atoms).mean_ties.mrr;
-}
-
-RankingResult dev_ranking_with_kept_rules(const Model& model, const TrainingData& data, std::size_t max_dev_atoms) {
-  if (!data.dev_labelled.empty() || data.dev.empty())
-    throw std::invalid_argument("dev_ranking_with_kept_rules: needs ranked dev facts");
   ScoreOptions scoring;
   scoring.facts = make_fact_index(model, "exact");  // as `ntp eval` ranks
+  if (!data.dev_labelled.empty() || data.dev.empty()) return dev_metric(model, data, scoring, max_dev_atoms);
+  return dev_ranking_with_kept_rules(model, data, scoring, max_dev_atoms).mean_ties.mrr;
+}
+
+RankingResult dev_ranking_with_kept_rules(const Model& model, const TrainingData& data, const ScoreOptions& scoring,
+                                          std::size_t max_dev_atoms) {
+  if (!data.dev_labelled.empty() || data.dev.empty())
+    throw std::invalid_argument("dev_ranking_with_kept_rules: needs ranked dev facts");
   const std::vector<Atom> atoms = dev_facts_measured(data, max_dev_atoms);
   const std::unordered_set<Atom, AtomHash> known = filter_set(model, data.dev);
   if (model.mined_rules.empty() || !can_choose_mined_rules(data)) return evaluate_ranking(model, atoms, known, scoring);

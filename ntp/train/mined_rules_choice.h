@@ -82,8 +82,9 @@ MinedRulesChoice choose_mined_rules(Model& model, const TrainingData& data,
 double dev_metric_with_kept_rules(const Model& model, const TrainingData& data,
                                   std::size_t max_dev_atoms = kCombineChoiceDevAtoms);
 // The ranking behind that metric, side by side, for ranked dev facts (not a
-// labelled file, not empty): what a choice needs to tell noise from a gain.
-RankingResult dev_ranking_with_kept_rules(const Model& model, const TrainingData& data,
+// labelled file, not empty), scored as `scoring` says (its fact index: the
+// exact one, as `ntp eval` ranks): what a choice needs to tell noise from a gain.
+RankingResult dev_ranking_with_kept_rules(const Model& model, const TrainingData& data, const ScoreOptions& scoring,
                                           std::size_t max_dev_atoms = kCombineChoiceDevAtoms);
 
 // The rules of `kb` mined as the choice mined `chosen` (its bodies' length):

@@ -60,13 +60,13 @@ bool can_choose_templates(const TrainingData& data) {
 
 TemplateCandidateOnDev measure_template_candidate(const Model& model, const TrainingData& data) {
   TemplateCandidateOnDev measured;
-  const RankingResult ranked = dev_ranking_with_kept_rules(model, data, kCombineChoiceDevAtoms);
+  ScoreOptions scoring;
+  scoring.facts = make_fact_index(model, "exact");  // as `ntp eval` ranks; built once for both rankings
+  const RankingResult ranked = dev_ranking_with_kept_rules(model, data, scoring, kCombineChoiceDevAtoms);
   measured.final_mrr = ranked.mean_ties.mrr;
   measured.reciprocal = reciprocal_ranks(ranked);
-  ScoreOptions proofs;
-  proofs.source = ScoreSource::ProofOnly;
-  proofs.facts = make_fact_index(model, "exact");  // as `ntp eval` ranks
-  measured.proofs_mrr = dev_metric(model, data, proofs, kCombineChoiceDevAtoms);
+  scoring.source = ScoreSource::ProofOnly;
+  measured.proofs_mrr = dev_metric(model, data, scoring, kCombineChoiceDevAtoms);
   return measured;
 }
 
