@@ -134,7 +134,10 @@ MinedRulesChoice choose_mined_rules(Model& model, const TrainingData& data, std:
   RuleSetChoice set = rules_to_try(data, atoms, limits.stop);
   choice.rules = set.kept.size();
   choice.rule_set = set.description;
-  if (set.kept.empty() || (limits.stop != nullptr && limits.stop->load())) return choice;
+  // A stop cuts mining short: every process of a group agrees on it before
+  // the rounds (a collective call each), whatever its own mining found.
+  choice.stopped = any_process(limits.share, limits.stop != nullptr && limits.stop->load());
+  if (choice.stopped || set.kept.empty()) return choice;
   const std::vector<double> weights = weights_to_try(model);
   const Reciprocals sum =
       measure_weights(model, set.kept, weights, atoms, filter_set(model, data.dev), limits, progress, choice);

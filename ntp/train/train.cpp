@@ -158,12 +158,22 @@ void announce_choice(std::ostream* progress, const std::string& what, const Trai
               << format_duration(limits.seconds) << ")" << std::endl;
 }
 
+// A stop asked for while a choice ranks dev (every process of a group
+// agrees on it) leaves the run unfinished: the choice, made on fewer atoms
+// than asked, is not kept, and --resume makes it again in full, as a stop
+// during training resumes the training. Says so; `result` is unfinished.
+void stopped_choosing(RunResult& result, std::ostream* progress) {
+  if (progress) *progress << "stopped while choosing on dev: --resume makes the choices again" << std::endl;
+  result.finished = false;
+}
+
 // The choices made on the kept model after training, in order, on one copy
 // of it loaded and saved once: its proof search width, among multiples of
 // the k it trained with (`trained_k`: the file of a finished run resumed may
 // hold an earlier choice; width_choice.h), then, when `combine_on_dev`, its
 // combine rule at that width. Each is described in `result`; *kept_dev (if
-// given) gets the chosen rule's dev metric.
+// given) gets the chosen rule's dev metric. A stop leaves the model file
+// as training wrote it (stopped_choosing).
 void choose_on_kept(const TrainingData& data, const RunOptions& run, int trained_k, bool combine_on_dev,
                     RunResult& result, std::ostream* progress, double* kept_dev) {
   Model kept = load_model(run.model_path);
@@ -171,11 +181,14 @@ void choose_on_kept(const TrainingData& data, const RunOptions& run, int trained
   const ChoiceLimits limits = choice_limits(run, result.training_seconds);  // each choice's own budget
   if (can_choose_width(kept, data)) {
     announce_choice(progress, "the proof search width", data, limits);
-    result.width_choice = describe(choose_width(kept, data, kCombineChoiceDevAtoms, progress, limits), dev_metric_name(data));
+    const WidthChoice choice = choose_width(kept, data, kCombineChoiceDevAtoms, progress, limits);
+    if (choice.stopped) return stopped_choosing(result, progress);
+    result.width_choice = describe(choice, dev_metric_name(data));
   }
   if (combine_on_dev) {
     announce_choice(progress, "the combine rule", data, limits);
     const CombineChoice choice = choose_combine(kept, data, kCombineChoiceDevAtoms, progress, limits);
+    if (choice.stopped) return stopped_choosing(result, progress);
     result.combine_choice = describe(choice, dev_metric_name(data));
     if (kept_dev) *kept_dev = choice.chosen_metric();
   }
@@ -333,15 +346,17 @@ RunResult train_model(const TrainingData& data, const ModelOptions& model_option
   return train_with_l2(data, model_options, options, run, chosen, progress);
 }
 
-// The trained model's mined rules and their weight, kept when dev says so and saved with it.
-std::string choose_kept_mined_rules(const TrainingData& data, const RunOptions& run, double training_seconds,
-                                    std::ostream* progress) {
+// The trained model's mined rules and their weight, kept when dev says so
+// and saved with it; described in `result` (a stop: stopped_choosing).
+void choose_kept_mined_rules(const TrainingData& data, const RunOptions& run, RunResult& result,
+                             std::ostream* progress) {
   Model kept = load_model(run.model_path);
-  const ChoiceLimits limits = choice_limits(run, training_seconds);
+  const ChoiceLimits limits = choice_limits(run, result.training_seconds);
   if (progress) *progress << "mining rules and ranking dev with them (at most " << format_duration(limits.seconds) << ")" << std::endl;
   const MinedRulesChoice choice = choose_mined_rules(kept, data, kCombineChoiceDevAtoms, progress, limits);
+  if (choice.stopped) return stopped_choosing(result, progress);
   if (choice.kept) save_model(kept, run.model_path);
-  return describe(choice);
+  result.mined_rules = describe(choice);
 }
 
 // The L2 value the run at `model_path` trained with (its checkpoint's settings).
@@ -438,7 +453,7 @@ RunResult train_with_choices(const TrainingData& data, const ModelOptions& model
                              const RunOptions& run, std::ostream* progress) {
   RunResult result = train_model(data, model_options, options, run, progress);
   if (result.finished && run.mined_rules_on_dev && can_choose_mined_rules(data))
-    result.mined_rules = choose_kept_mined_rules(data, run, result.training_seconds, progress);
+    choose_kept_mined_rules(data, run, result, progress);
   return result;
 }
 

@@ -8,6 +8,7 @@
 #include "ntp/train/new_model.h"
 #include "ntp/train/rule_choice.h"
 #include "ntp/train/width_choice.h"
+#include "run_files.h"
 
 #include <doctest/doctest.h>
 #include <omp.h>
@@ -162,4 +163,67 @@ TEST_CASE("a run with dev facts keeps the width in its model file, and trains an
   CHECK(ntp::load_model(run.model_path).prover.k_facts == chosen);
   std::remove(run.model_path.c_str());
   std::remove(ntp::checkpoint_path(run.model_path).c_str());
+}
+
+namespace {
+
+// A progress stream that raises `stop` once `needle` has been written to it:
+// a stop asked for at that point of a run, as Ctrl-C would.
+struct StopOnText : std::stringbuf {
+  StopOnText(std::string needle, std::atomic<bool>& stop) : needle_(std::move(needle)), stop_(stop) {}
+  int sync() override {
+    if (str().find(needle_) != std::string::npos) stop_.store(true);
+    return 0;
+  }
+  std::string needle_;
+  std::atomic<bool>& stop_;
+};
+
+}  // namespace
+
+TEST_CASE("a stop asked while a choice ranks dev leaves the run unfinished, and --resume makes the choices in full") {
+  omp_set_num_threads(1);
+  const ntp::TrainingData data = data_with_dev();
+  ntp::TrainOptions t;
+  t.epochs = 2;
+  t.batch = 5;
+  t.seed = 3;
+  ntp::RunOptions run;
+  run.model_path = std::string(NTP_BINARY_DIR) + "/choice_straight.ntp";
+  run.mined_rules_on_dev = true;
+  const ntp::RunResult straight = ntp::train(data, model_options(), t, run, nullptr);
+  REQUIRE(straight.finished);
+  REQUIRE(!straight.width_choice.empty());
+  REQUIRE(!straight.combine_choice.empty());
+  REQUIRE(!straight.mined_rules.empty());
+  const std::string straight_bytes = bytes_of(ntp::load_model(run.model_path));
+  remove_run_files(run.model_path);
+
+  for (const std::string choice : {"choosing the proof search width", "choosing the combine rule", "mining rules"}) {
+    CAPTURE(choice);
+    std::atomic<bool> stop{false};
+    StopOnText buffer(choice, stop);
+    std::ostream progress(&buffer);
+    run.model_path = std::string(NTP_BINARY_DIR) + "/choice_stopped.ntp";
+    run.stop = &stop;
+    run.resume = false;
+    const ntp::RunResult stopped = ntp::train(data, model_options(), t, run, &progress);
+    CHECK(!stopped.finished);
+    CHECK(stopped.epochs_done == 2);
+    CHECK(buffer.str().find("stopped while choosing on dev: --resume makes the choices again") != std::string::npos);
+    // The model file is training's, no choice half made in it.
+    CHECK(ntp::load_model(run.model_path).prover.k_facts == 1);
+    if (choice != "mining rules") CHECK(ntp::load_model(run.model_path).prover.combine == model_options().prover.combine);
+    CHECK(ntp::load_model(run.model_path).mined_rules.empty());
+
+    run.stop = nullptr;
+    run.resume = true;
+    const ntp::RunResult resumed = ntp::train(data, model_options(), t, run, nullptr);
+    CHECK(resumed.finished);
+    CHECK(resumed.width_choice == straight.width_choice);
+    CHECK(resumed.combine_choice == straight.combine_choice);
+    CHECK(resumed.mined_rules == straight.mined_rules);
+    CHECK(bytes_of(ntp::load_model(run.model_path)) == straight_bytes);
+    remove_run_files(run.model_path);
+  }
 }
