@@ -58,15 +58,20 @@ RoundsDone rank_in_rounds(const std::vector<Atom>& atoms, const ChoiceLimits& li
   RoundsDone done;
   const Clock::time_point start = Clock::now();
   Clock::time_point shown = start;
+  std::size_t round_size = 1;  // grows while rounds are quick (kQuickRoundSeconds)
   while (done.atoms < atoms.size()) {
     done.stopped = any_process(limits.share, limits.stop != nullptr && limits.stop->load());
     done.over_budget = !done.stopped && any_process(limits.share, done.atoms > 0 && limits.seconds > 0 &&
                                                                      seconds_since(start) > limits.seconds);
     if (done.stopped || done.over_budget) break;
-    const std::size_t end = std::min(atoms.size(), done.atoms + kCombineChoiceRound);
+    const std::size_t end = std::min(atoms.size(), done.atoms + round_size);
+    const Clock::time_point round_start = Clock::now();
     rank_round(std::vector<Atom>(atoms.begin() + static_cast<std::ptrdiff_t>(done.atoms),
                                  atoms.begin() + static_cast<std::ptrdiff_t>(end)));
     done.atoms = end;
+    // Every process of a group agrees, so that their rounds stay the same.
+    if (!any_process(limits.share, seconds_since(round_start) >= kQuickRoundSeconds))
+      round_size = std::min(2 * round_size, kCombineChoiceRound);
     if (progress && (done.atoms == atoms.size() || seconds_since(shown) > 10)) {
       shown = Clock::now();
       const double elapsed = seconds_since(start);
@@ -130,8 +135,8 @@ std::string describe(const CombineChoice& choice, const std::string& metric) {
   std::vector<std::pair<std::string, double>> measured;
   for (const auto& [rule, value] : choice.measured) measured.emplace_back(combine_name(rule), value);
   std::string text = describe_dev_choice(combine_name(choice.chosen), metric, choice.dev_atoms, measured);
-  if (choice.over_budget) text += " (the time budget ran out: " + std::to_string(choice.dev_atoms) + " atoms measured)";
-  if (choice.stopped) text += " (stopped after " + std::to_string(choice.dev_atoms) + " atoms)";
+  if (choice.over_budget) text += " (the time budget ran out: " + atoms_text(choice.dev_atoms) + " measured)";
+  if (choice.stopped) text += " (stopped after " + atoms_text(choice.dev_atoms) + ")";
   return text;
 }
 

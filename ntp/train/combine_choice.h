@@ -27,9 +27,14 @@ namespace ntp {
 // Dev facts ranked three times are costly on a large KB: at most this many,
 // spread over the dev file (WN18RR: 3,034), are measured.
 constexpr std::size_t kCombineChoiceDevAtoms = 500;
-// They are ranked in rounds of this many, under every rule in turn, so that
-// a time budget or a stop can end the choice between rounds.
+// They are ranked in rounds, under every rule in turn, so that a time
+// budget or a stop can end the choice between rounds. The first round
+// ranks one atom; each next one twice as many, up to this many, while a
+// round takes less than kQuickRoundSeconds: an atom may take a minute to
+// rank (WN18RR, a prover started from chain rules, at width 8), and a
+// round of twenty such would outlast the budget and the patience of a stop.
 constexpr std::size_t kCombineChoiceRound = 20;
+constexpr double kQuickRoundSeconds = 2;
 
 // What bounds a choice: once `seconds` have passed (0: no budget) the dev
 // atoms measured so far decide, and a raised `stop` ends it at the next
@@ -49,7 +54,8 @@ struct RoundsDone {
   bool stopped = false;      // fewer than given: a stop was asked for
 };
 
-// Hands `atoms` to `rank_round` kCombineChoiceRound at a time, until all are
+// Hands `atoms` to `rank_round` in rounds (1, 2, 4, ... up to
+// kCombineChoiceRound atoms, as above), until all are
 // ranked, `limits.seconds` have passed (after one round at least) or
 // `limits.stop` is raised. `progress` (may be null) gets "  ranked N/M dev
 // atoms WHAT  elapsed E  eta T" every 10 seconds and at the end. Shared by

@@ -50,9 +50,11 @@ double dev_metric(const Model& model, const TrainingData& data, const ScoreOptio
   return evaluate_ranking(model, dev_facts_measured(data, max_atoms), filter_set(model, data.dev), scoring).mean_ties.mrr;
 }
 
+std::string atoms_text(std::size_t atoms) { return std::to_string(atoms) + (atoms == 1 ? " atom" : " atoms"); }
+
 std::string describe_dev_choice(const std::string& chosen, const std::string& metric, std::size_t atoms,
                                 const std::vector<std::pair<std::string, double>>& measured) {
-  std::string s = chosen + " (dev " + metric + " on " + std::to_string(atoms) + " atoms:";
+  std::string s = chosen + " (dev " + metric + " on " + atoms_text(atoms) + ":";
   for (std::size_t i = 0; i < measured.size(); ++i) {
     char value[32];
     std::snprintf(value, sizeof value, " %.4f", measured[i].second);

@@ -29,6 +29,9 @@ std::vector<Atom> dev_facts_measured(const TrainingData& data, std::size_t max_a
 double dev_metric(const Model& model, const TrainingData& data, const ScoreOptions& scoring = {},
                   std::size_t max_atoms = 0);
 
+// "1 atom", "N atoms".
+std::string atoms_text(std::size_t atoms);
+
 // A choice made on dev, and what each option measured: "CHOSEN (dev METRIC
 // on ATOMS atoms: a 0.1234, b 0.5678)" (the combine rule, the L2 value).
 std::string describe_dev_choice(const std::string& chosen, const std::string& metric, std::size_t atoms,

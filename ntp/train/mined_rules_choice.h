@@ -69,8 +69,8 @@ std::vector<MinedRule> mine_with_bodies_of(const KnowledgeBase& kb, int max_body
                                            const std::atomic<bool>* stop = nullptr);
 
 // Mines, measures and, when the rules help, sets model.mined_rules and
-// model.mined_rule_weight. Ranks in rounds of kCombineChoiceRound atoms
-// within `limits`; `progress` (may be null) gets a line every few seconds.
+// model.mined_rule_weight. Ranks in rounds (rank_in_rounds) within
+// `limits`; `progress` (may be null) gets a line every few seconds.
 MinedRulesChoice choose_mined_rules(Model& model, const TrainingData& data,
                                     std::size_t max_dev_atoms = kCombineChoiceDevAtoms, std::ostream* progress = nullptr,
                                     const ChoiceLimits& limits = {});

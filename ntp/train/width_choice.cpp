@@ -68,8 +68,8 @@ std::string describe(const WidthChoice& choice, const std::string& metric) {
   std::vector<std::pair<std::string, double>> measured;
   for (const auto& [width, value] : choice.measured) measured.emplace_back(std::to_string(width), value);
   std::string text = describe_dev_choice(std::to_string(choice.chosen), metric + " of the proofs alone", choice.dev_atoms, measured);
-  if (choice.over_budget) text += " (the time budget ran out: " + std::to_string(choice.dev_atoms) + " atoms measured)";
-  if (choice.stopped) text += " (stopped after " + std::to_string(choice.dev_atoms) + " atoms)";
+  if (choice.over_budget) text += " (the time budget ran out: " + atoms_text(choice.dev_atoms) + " measured)";
+  if (choice.stopped) text += " (stopped after " + atoms_text(choice.dev_atoms) + ")";
   return text;
 }
 

@@ -410,8 +410,9 @@ TEST_CASE("the combine choice ranks its dev facts in rounds: all of them, or tho
   m = trained;
   const ntp::CombineChoice cut = ntp::choose_combine(m, data, ntp::kCombineChoiceDevAtoms, nullptr, limits);
   CHECK(cut.over_budget);
-  CHECK(cut.dev_atoms == ntp::kCombineChoiceRound);
-  CHECK(ntp::describe(cut, "mrr").find("the time budget ran out: 20 atoms measured") != std::string::npos);
+  CHECK(cut.dev_atoms == 1);  // the first round: one atom
+  CHECK(ntp::describe(cut, "mrr").find("on 1 atom: ") != std::string::npos);
+  CHECK(ntp::describe(cut, "mrr").find("the time budget ran out: 1 atom measured") != std::string::npos);
 
   std::atomic<bool> stop{true};
   limits = ntp::ChoiceLimits{};
@@ -422,4 +423,21 @@ TEST_CASE("the combine choice ranks its dev facts in rounds: all of them, or tho
   CHECK(stopped.stopped);
   CHECK(stopped.measured.empty());
   CHECK(m.prover.combine == ntp::Combine::Max);  // nothing measured: the model's own rule stays
+}
+
+TEST_CASE("a choice's rounds start at one atom and double while they are quick, every atom ranked once in order") {
+  std::vector<ntp::Atom> atoms;
+  for (int i = 0; i < 70; ++i) atoms.push_back({0, {i, i}});
+  std::vector<std::size_t> sizes;
+  std::vector<int> seen;
+  const ntp::RoundsDone done = ntp::rank_in_rounds(atoms, {}, nullptr, "", [&](const std::vector<ntp::Atom>& round) {
+    sizes.push_back(round.size());
+    for (const ntp::Atom& a : round) seen.push_back(a.args[0]);
+  });
+  CHECK(done.atoms == 70);
+  CHECK_FALSE(done.over_budget);
+  CHECK_FALSE(done.stopped);
+  // Rounds that take no time: 1, 2, 4, 8, 16, then kCombineChoiceRound each, and the rest.
+  CHECK(sizes == std::vector<std::size_t>{1, 2, 4, 8, 16, 20, 19});
+  for (int i = 0; i < 70; ++i) CHECK(seen[static_cast<std::size_t>(i)] == i);
 }

@@ -121,8 +121,9 @@ TEST_CASE("the width choice stops with its budget or a stop, keeping the trained
   ntp::Model m = trained;
   const ntp::WidthChoice cut = ntp::choose_width(m, data, ntp::kCombineChoiceDevAtoms, nullptr, limits);
   CHECK(cut.over_budget);
-  CHECK(cut.dev_atoms == ntp::kCombineChoiceRound);
-  CHECK(ntp::describe(cut, "mrr").find("the time budget ran out: 20 atoms measured") != std::string::npos);
+  CHECK(cut.dev_atoms == 1);  // the first round: one atom
+  CHECK(ntp::describe(cut, "mrr").find("on 1 atom: ") != std::string::npos);
+  CHECK(ntp::describe(cut, "mrr").find("the time budget ran out: 1 atom measured") != std::string::npos);
 
   std::atomic<bool> stop{true};
   limits = ntp::ChoiceLimits{};
