@@ -51,6 +51,14 @@ void measure_in_rounds(Model& model, const TrainingData& data, const ScoreOption
   for (std::size_t r = 0; r < measured.mrr.size(); ++r) choice.measured.emplace_back(kRules[r], measured.mrr[r]);
 }
 
+// Whether a round of `next` atoms, after `done` atoms ranked in `elapsed`
+// seconds, would end past the budget at the pace so far (the first round
+// is always ranked).
+bool would_overrun(const ChoiceLimits& limits, std::size_t done, std::size_t next, double elapsed) {
+  if (done == 0 || limits.seconds <= 0) return false;
+  return elapsed + elapsed / static_cast<double>(done) * static_cast<double>(next) > limits.seconds;
+}
+
 }  // namespace
 
 RoundsDone rank_in_rounds(const std::vector<Atom>& atoms, const ChoiceLimits& limits, std::ostream* progress,
@@ -61,10 +69,10 @@ RoundsDone rank_in_rounds(const std::vector<Atom>& atoms, const ChoiceLimits& li
   std::size_t round_size = 1;  // grows while rounds are quick (kQuickRoundSeconds)
   while (done.atoms < atoms.size()) {
     done.stopped = any_process(limits.share, limits.stop != nullptr && limits.stop->load());
-    done.over_budget = !done.stopped && any_process(limits.share, done.atoms > 0 && limits.seconds > 0 &&
-                                                                     seconds_since(start) > limits.seconds);
-    if (done.stopped || done.over_budget) break;
     const std::size_t end = std::min(atoms.size(), done.atoms + round_size);
+    done.over_budget = !done.stopped && any_process(limits.share, would_overrun(limits, done.atoms, end - done.atoms,
+                                                                                 seconds_since(start)));
+    if (done.stopped || done.over_budget) break;
     const Clock::time_point round_start = Clock::now();
     rank_round(std::vector<Atom>(atoms.begin() + static_cast<std::ptrdiff_t>(done.atoms),
                                  atoms.begin() + static_cast<std::ptrdiff_t>(end)));

@@ -55,9 +55,9 @@ struct RoundsDone {
 };
 
 // Hands `atoms` to `rank_round` in rounds (1, 2, 4, ... up to
-// kCombineChoiceRound atoms, as above), until all are
-// ranked, `limits.seconds` have passed (after one round at least) or
-// `limits.stop` is raised. `progress` (may be null) gets "  ranked N/M dev
+// kCombineChoiceRound atoms, as above), until all are ranked, the next
+// round would end past `limits.seconds` at the pace so far (one round is
+// always ranked) or `limits.stop` is raised. `progress` (may be null) gets "  ranked N/M dev
 // atoms WHAT  elapsed E  eta T" every 10 seconds and at the end. Shared by
 // the choices made on dev after training (this one, mined_rules_choice.h).
 RoundsDone rank_in_rounds(const std::vector<Atom>& atoms, const ChoiceLimits& limits, std::ostream* progress,

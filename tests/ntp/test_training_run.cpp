@@ -441,3 +441,19 @@ TEST_CASE("a choice's rounds start at one atom and double while they are quick, 
   CHECK(sizes == std::vector<std::size_t>{1, 2, 4, 8, 16, 20, 19});
   for (int i = 0; i < 70; ++i) CHECK(seen[static_cast<std::size_t>(i)] == i);
 }
+
+TEST_CASE("a choice's rounds go on while the budget lasts, and the first is always ranked") {
+  std::vector<ntp::Atom> atoms;
+  for (int i = 0; i < 70; ++i) atoms.push_back({0, {i, i}});
+  ntp::ChoiceLimits limits;
+  limits.seconds = 1e9;  // far off: every round is ranked
+  std::size_t ranked = 0;
+  CHECK(ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>& r) { ranked += r.size(); }).atoms == 70);
+  CHECK(ranked == 70);
+  limits.seconds = 1e-9;  // gone at once: the first round only
+  ranked = 0;
+  const ntp::RoundsDone cut = ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>& r) { ranked += r.size(); });
+  CHECK(cut.over_budget);
+  CHECK(cut.atoms == 1);
+  CHECK(ranked == 1);
+}
