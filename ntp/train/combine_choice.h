@@ -36,9 +36,11 @@ constexpr std::size_t kCombineChoiceDevAtoms = 500;
 constexpr std::size_t kCombineChoiceRound = 20;
 constexpr double kQuickRoundSeconds = 2;
 
-// What bounds a choice: once `seconds` have passed (0: no budget) the dev
-// atoms measured so far decide, and a raised `stop` ends it at the next
-// round, keeping the best rule so far (the model's own with no round done).
+// What bounds a choice: a round that would end past `seconds` (0: no
+// budget) at the pace so far is not started, and the dev atoms measured so
+// far decide; a raised `stop` ends it at the next round, keeping the best
+// rule so far (the model's own with no round done), which train() then
+// throws away (a stopped run makes its choices again when resumed).
 // In a group of processes (`share`), each makes the same choice: the rounds
 // end for all of them where one's budget or stop ends them.
 struct ChoiceLimits {

@@ -67,17 +67,22 @@ RuleSetChoice rules_to_try(const TrainingData& data, const std::vector<Atom>& me
   return choose_rule_set(data.kb, std::move(sets), measured, known);
 }
 
-// Sums of reciprocal ranks over the sides ranked so far: the model alone,
-// then each weight tried (infinity first: the rules first).
+// Each side's reciprocal rank, over the sides ranked so far, in side
+// order: the model alone, then each weight tried (infinity first: the
+// rules first). Summed only at the end, in side order, so that the sums do
+// not depend on how the sides were split into rounds.
 struct Reciprocals {
-  double alone = 0;
-  std::vector<double> with_rules;
-  std::size_t sides = 0;
+  std::vector<double> alone;
+  std::vector<std::vector<double>> with_rules;  // [weight][side]
 };
 
-double reciprocal_sum(const RankingResult& r) {
+void append_reciprocals(const RankingResult& r, std::vector<double>& to) {
   const std::vector<double> each = reciprocal_ranks(r);
-  return std::accumulate(each.begin(), each.end(), 0.0);
+  to.insert(to.end(), each.begin(), each.end());
+}
+
+double mean_of(const std::vector<double>& values) {
+  return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
 }
 
 // The weights `model` tries: infinity, and the finite ones where scoring
@@ -91,19 +96,19 @@ std::vector<double> weights_to_try(const Model& model) {
   return weights;
 }
 
-// One round: each weight's and the model's reciprocal ranks on `round`.
+// One round: each weight's and the model's reciprocal ranks on `round`, appended.
 void rank_round(const Model& model, const std::vector<MinedRule>& rules, const std::vector<double>& weights,
                 const std::vector<Atom>& round, const std::unordered_set<Atom, AtomHash>& known,
                 const ScoreOptions& scoring, Reciprocals& sum) {
   RankingResult alone;
-  sum.with_rules[0] += reciprocal_sum(rank_rules_first(model, rules, round, known, scoring, RuleAggregation::Max, {}, &alone));
-  sum.alone += reciprocal_sum(alone);
+  append_reciprocals(rank_rules_first(model, rules, round, known, scoring, RuleAggregation::Max, {}, &alone),
+                     sum.with_rules[0]);
+  append_reciprocals(alone, sum.alone);
   const std::vector<double> finite(weights.begin() + 1, weights.end());
   if (!finite.empty()) {
     const std::vector<RankingResult> added = rank_with_rule_evidence(model, rules, finite, round, known, scoring);
-    for (std::size_t w = 0; w < added.size(); ++w) sum.with_rules[1 + w] += reciprocal_sum(added[w]);
+    for (std::size_t w = 0; w < added.size(); ++w) append_reciprocals(added[w], sum.with_rules[1 + w]);
   }
-  sum.sides += alone.ranks.size();
 }
 
 // Ranks `atoms` round by round, with and without the rules, until all are
@@ -114,7 +119,7 @@ Reciprocals measure_weights(const Model& model, const std::vector<MinedRule>& ru
   ScoreOptions scoring;
   scoring.facts = make_fact_index(model, "exact");  // as `ntp eval` ranks
   Reciprocals sum;
-  sum.with_rules.assign(weights.size(), 0.0);
+  sum.with_rules.resize(weights.size());
   const RoundsDone done = rank_in_rounds(atoms, limits, progress, "with and without the rules", [&](const std::vector<Atom>& round) {
     rank_round(model, rules, weights, round, known, scoring, sum);
   });
@@ -141,13 +146,12 @@ MinedRulesChoice choose_mined_rules(Model& model, const TrainingData& data, std:
   const std::vector<double> weights = weights_to_try(model);
   const Reciprocals sum =
       measure_weights(model, set.kept, weights, atoms, filter_set(model, data.dev), limits, progress, choice);
-  if (sum.sides == 0) return choice;
+  if (sum.alone.empty()) return choice;
   choice.measured = true;
-  const double sides = static_cast<double>(sum.sides);
-  choice.model_alone = sum.alone / sides;
+  choice.model_alone = mean_of(sum.alone);
   double best = choice.model_alone;
   for (std::size_t w = 0; w < weights.size(); ++w) {
-    choice.weights.emplace_back(weights[w], sum.with_rules[w] / sides);
+    choice.weights.emplace_back(weights[w], mean_of(sum.with_rules[w]));
     if (choice.weights.back().second > best) best = choice.weights.back().second, choice.chosen_weight = weights[w];
   }
   choice.kept = best > choice.model_alone;
@@ -188,7 +192,7 @@ std::string describe(const MinedRulesChoice& choice) {
   std::snprintf(figure, sizeof figure, "%.4f", choice.model_alone);
   std::string text = (choice.kept ? "kept, " + weight_name(choice.chosen_weight) : std::string("not kept")) + ": " +
                      std::to_string(choice.rules) + " mined rules, " + choice.rule_set + "; dev mrr on " +
-                     std::to_string(choice.dev_atoms) + " atoms: model alone " + figure;
+                     atoms_text(choice.dev_atoms) + ": model alone " + figure;
   for (const auto& [w, mrr] : choice.weights) {
     std::snprintf(figure, sizeof figure, "%.4f", mrr);
     text += ", " + weight_name(w) + " " + figure;

@@ -17,9 +17,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -456,4 +458,28 @@ TEST_CASE("a choice's rounds go on while the budget lasts, and the first is alwa
   CHECK(cut.over_budget);
   CHECK(cut.atoms == 1);
   CHECK(ranked == 1);
+}
+
+TEST_CASE("a choice's rounds stop at the round after a stop is raised, and do not start one that would overrun") {
+  std::vector<ntp::Atom> atoms;
+  for (int i = 0; i < 70; ++i) atoms.push_back({0, {i, i}});
+  std::atomic<bool> stop{false};
+  ntp::ChoiceLimits limits;
+  limits.stop = &stop;
+  const ntp::RoundsDone stopped = ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>&) {
+    stop.store(true);  // raised during the first round
+  });
+  CHECK(stopped.stopped);
+  CHECK(stopped.atoms == 1);
+
+  // An atom takes at least 50 ms: after the first, a round of two would end
+  // past 0.12 s at that pace, so it is not started (a check of the time
+  // passed alone would start it, and end with 3 atoms).
+  limits = ntp::ChoiceLimits{};
+  limits.seconds = 0.12;
+  const ntp::RoundsDone paced = ntp::rank_in_rounds(atoms, limits, nullptr, "", [](const std::vector<ntp::Atom>& r) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50 * r.size()));
+  });
+  CHECK(paced.over_budget);
+  CHECK(paced.atoms == 1);
 }

@@ -198,7 +198,7 @@ TEST_CASE("a stop asked while a choice ranks dev leaves the run unfinished, and 
   REQUIRE(!straight.combine_choice.empty());
   REQUIRE(!straight.mined_rules.empty());
   const std::string straight_bytes = bytes_of(ntp::load_model(run.model_path));
-  remove_run_files(run.model_path);
+  REQUIRE(!ntp::load_model(run.model_path).mined_rules.empty());
 
   for (const std::string choice : {"choosing the proof search width", "choosing the combine rule", "mining rules"}) {
     CAPTURE(choice);
@@ -212,10 +212,14 @@ TEST_CASE("a stop asked while a choice ranks dev leaves the run unfinished, and 
     CHECK(!stopped.finished);
     CHECK(stopped.epochs_done == 2);
     CHECK(buffer.str().find("stopped while choosing on dev: --resume makes the choices again") != std::string::npos);
-    // The model file is training's, no choice half made in it.
-    CHECK(ntp::load_model(run.model_path).prover.k_facts == 1);
-    if (choice != "mining rules") CHECK(ntp::load_model(run.model_path).prover.combine == model_options().prover.combine);
-    CHECK(ntp::load_model(run.model_path).mined_rules.empty());
+    // The model file holds the choices finished before the stop, and no
+    // part of the one it stopped.
+    const ntp::Model left = ntp::load_model(run.model_path);
+    const ntp::Model straight_model = ntp::load_model(std::string(NTP_BINARY_DIR) + "/choice_straight.ntp");
+    const bool before_mining = choice != "mining rules";
+    CHECK(left.prover.k_facts == (before_mining ? 1 : straight_model.prover.k_facts));
+    CHECK(left.prover.combine == (before_mining ? model_options().prover.combine : straight_model.prover.combine));
+    CHECK(left.mined_rules.empty());
 
     run.stop = nullptr;
     run.resume = true;
@@ -227,4 +231,5 @@ TEST_CASE("a stop asked while a choice ranks dev leaves the run unfinished, and 
     CHECK(bytes_of(ntp::load_model(run.model_path)) == straight_bytes);
     remove_run_files(run.model_path);
   }
+  remove_run_files(std::string(NTP_BINARY_DIR) + "/choice_straight.ntp");
 }
