@@ -5,6 +5,7 @@
 #include "ntp/eval/ranking.h"
 #include "ntp/kb/text.h"
 #include "ntp/train/dev_metric.h"
+#include "ntp/train/rule_choice.h"
 
 #include <algorithm>
 #include <chrono>
@@ -92,6 +93,12 @@ RoundsDone rank_in_rounds(const std::vector<Atom>& atoms, const ChoiceLimits& li
   return done;
 }
 
+std::string rounds_cut_note(bool over_budget, bool stopped, std::size_t atoms) {
+  if (over_budget) return " (the time budget ran out: " + atoms_text(atoms) + " measured)";
+  if (stopped) return " (stopped after " + atoms_text(atoms) + ")";
+  return "";
+}
+
 VariantsMeasured measure_variants(Model& model, const TrainingData& data, const ScoreOptions& scoring,
                                   std::size_t max_dev_atoms, const ChoiceLimits& limits, std::ostream* progress,
                                   const std::string& what, std::size_t variants,
@@ -107,11 +114,7 @@ VariantsMeasured measure_variants(Model& model, const TrainingData& data, const 
     }
   });
   if (measured.done.atoms == 0) return measured;
-  for (const std::vector<double>& sides : reciprocal) {
-    double sum = 0;
-    for (double r : sides) sum += r;  // in side order, as before: the same sums to the bit
-    measured.mrr.push_back(sum / static_cast<double>(sides.size()));
-  }
+  for (const std::vector<double>& sides : reciprocal) measured.mrr.push_back(mean_of(sides));
   measured.reciprocal = std::move(reciprocal);
   return measured;
 }
@@ -142,10 +145,8 @@ CombineChoice choose_combine(Model& model, const TrainingData& data, std::size_t
 std::string describe(const CombineChoice& choice, const std::string& metric) {
   std::vector<std::pair<std::string, double>> measured;
   for (const auto& [rule, value] : choice.measured) measured.emplace_back(combine_name(rule), value);
-  std::string text = describe_dev_choice(combine_name(choice.chosen), metric, choice.dev_atoms, measured);
-  if (choice.over_budget) text += " (the time budget ran out: " + atoms_text(choice.dev_atoms) + " measured)";
-  if (choice.stopped) text += " (stopped after " + atoms_text(choice.dev_atoms) + ")";
-  return text;
+  return describe_dev_choice(combine_name(choice.chosen), metric, choice.dev_atoms, measured) +
+         rounds_cut_note(choice.over_budget, choice.stopped, choice.dev_atoms);
 }
 
 }  // namespace ntp

@@ -16,7 +16,6 @@
 #include <limits>
 #include <cstdio>
 #include <iterator>
-#include <numeric>
 #include <ostream>
 #include <stdexcept>
 
@@ -79,10 +78,6 @@ struct Reciprocals {
 void append_reciprocals(const RankingResult& r, std::vector<double>& to) {
   const std::vector<double> each = reciprocal_ranks(r);
   to.insert(to.end(), each.begin(), each.end());
-}
-
-double mean_of(const std::vector<double>& values) {
-  return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
 }
 
 // The weights `model` tries: infinity, and the finite ones where scoring

@@ -33,12 +33,15 @@ bool clearly_better(const std::vector<double>& challenger, const std::vector<dou
   return mean > kClearMarginInStandardErrors * standard_error && mean > 0;
 }
 
+double mean_of(const std::vector<double>& values) {
+  return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+}
+
 std::size_t first_within_noise_of_best(const std::vector<std::vector<double>>& reciprocals) {
   if (reciprocals.empty()) throw std::invalid_argument("first_within_noise_of_best: no candidate");
-  auto mean = [](const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()); };
   std::size_t best = 0;
   for (std::size_t i = 1; i < reciprocals.size(); ++i)
-    if (mean(reciprocals[i]) > mean(reciprocals[best])) best = i;
+    if (mean_of(reciprocals[i]) > mean_of(reciprocals[best])) best = i;
   std::size_t first = 0;
   while (clearly_better(reciprocals[best], reciprocals[first])) ++first;
   return first;

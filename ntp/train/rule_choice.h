@@ -22,6 +22,10 @@ using NamedRuleSet = std::pair<std::string, std::vector<MinedRule>>;
 // (`name` + " and constants"); `mined` alone when it has none.
 std::vector<NamedRuleSet> with_and_without_constants(const std::string& name, const std::vector<MinedRule>& mined);
 
+// The mean of `values` (reciprocal ranks, one a side), summed in side
+// order: the same bits however the sides were gathered.
+double mean_of(const std::vector<double>& values);
+
 // How far the best set must rank dev above an earlier one to be kept instead
 // of it: in standard errors of the mean paired difference of their
 // reciprocal ranks.

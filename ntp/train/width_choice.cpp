@@ -67,10 +67,8 @@ WidthChoice choose_width(Model& model, const TrainingData& data, std::size_t max
 std::string describe(const WidthChoice& choice, const std::string& metric) {
   std::vector<std::pair<std::string, double>> measured;
   for (const auto& [width, value] : choice.measured) measured.emplace_back(std::to_string(width), value);
-  std::string text = describe_dev_choice(std::to_string(choice.chosen), metric + " of the proofs alone", choice.dev_atoms, measured);
-  if (choice.over_budget) text += " (the time budget ran out: " + atoms_text(choice.dev_atoms) + " measured)";
-  if (choice.stopped) text += " (stopped after " + atoms_text(choice.dev_atoms) + ")";
-  return text;
+  return describe_dev_choice(std::to_string(choice.chosen), metric + " of the proofs alone", choice.dev_atoms, measured) +
+         rounds_cut_note(choice.over_budget, choice.stopped, choice.dev_atoms);
 }
 
 }  // namespace ntp

@@ -427,9 +427,19 @@ TEST_CASE("the combine choice ranks its dev facts in rounds: all of them, or tho
   CHECK(m.prover.combine == ntp::Combine::Max);  // nothing measured: the model's own rule stays
 }
 
-TEST_CASE("a choice's rounds start at one atom and double while they are quick, every atom ranked once in order") {
+namespace {
+
+// p(i, i) for i = 0..n-1: atoms whose first argument says their place.
+std::vector<ntp::Atom> numbered_atoms(int n) {
   std::vector<ntp::Atom> atoms;
-  for (int i = 0; i < 70; ++i) atoms.push_back({0, {i, i}});
+  for (int i = 0; i < n; ++i) atoms.push_back({0, {i, i}});
+  return atoms;
+}
+
+}  // namespace
+
+TEST_CASE("a choice's rounds start at one atom and double while they are quick, every atom ranked once in order") {
+  const std::vector<ntp::Atom> atoms = numbered_atoms(70);
   std::vector<std::size_t> sizes;
   std::vector<int> seen;
   const ntp::RoundsDone done = ntp::rank_in_rounds(atoms, {}, nullptr, "", [&](const std::vector<ntp::Atom>& round) {
@@ -445,8 +455,7 @@ TEST_CASE("a choice's rounds start at one atom and double while they are quick, 
 }
 
 TEST_CASE("a choice's rounds go on while the budget lasts, and the first is always ranked") {
-  std::vector<ntp::Atom> atoms;
-  for (int i = 0; i < 70; ++i) atoms.push_back({0, {i, i}});
+  const std::vector<ntp::Atom> atoms = numbered_atoms(70);
   ntp::ChoiceLimits limits;
   limits.seconds = 1e9;  // far off: every round is ranked
   std::size_t ranked = 0;
@@ -461,8 +470,7 @@ TEST_CASE("a choice's rounds go on while the budget lasts, and the first is alwa
 }
 
 TEST_CASE("a choice's rounds stop at the round after a stop is raised, and do not start one that would overrun") {
-  std::vector<ntp::Atom> atoms;
-  for (int i = 0; i < 70; ++i) atoms.push_back({0, {i, i}});
+  const std::vector<ntp::Atom> atoms = numbered_atoms(70);
   std::atomic<bool> stop{false};
   ntp::ChoiceLimits limits;
   limits.stop = &stop;
