@@ -165,8 +165,11 @@ RankingResult dev_ranking_with_kept_rules(const Model& model, const TrainingData
                                           std::size_t max_dev_atoms) {
   if (!data.dev_labelled.empty() || data.dev.empty())
     throw std::invalid_argument("dev_ranking_with_kept_rules: needs ranked dev facts");
-  const std::vector<Atom> atoms = dev_facts_measured(data, max_dev_atoms);
-  const std::unordered_set<Atom, AtomHash> known = filter_set(model, data.dev);
+  return rank_with_kept_rules(model, data, dev_facts_measured(data, max_dev_atoms), filter_set(model, data.dev), scoring);
+}
+
+RankingResult rank_with_kept_rules(const Model& model, const TrainingData& data, const std::vector<Atom>& atoms,
+                                   const std::unordered_set<Atom, AtomHash>& known, const ScoreOptions& scoring) {
   if (model.mined_rules.empty() || !can_choose_mined_rules(data)) return evaluate_ranking(model, atoms, known, scoring);
   const double w = model.mined_rule_weight;
   return std::isinf(w) ? rank_rules_first(model, model.mined_rules, atoms, known, scoring)

@@ -26,6 +26,7 @@
 #include <cstddef>
 #include <iosfwd>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -86,6 +87,11 @@ double dev_metric_with_kept_rules(const Model& model, const TrainingData& data,
 // exact one, as `ntp eval` ranks): what a choice needs to tell noise from a gain.
 RankingResult dev_ranking_with_kept_rules(const Model& model, const TrainingData& data, const ScoreOptions& scoring,
                                           std::size_t max_dev_atoms = kCombineChoiceDevAtoms);
+// The same ranking of `atoms` (binary, true unless in `known`), for a
+// choice that ranks dev in rounds (rank_in_rounds); `data` says whether the
+// kept rules apply (can_choose_mined_rules), as above.
+RankingResult rank_with_kept_rules(const Model& model, const TrainingData& data, const std::vector<Atom>& atoms,
+                                   const std::unordered_set<Atom, AtomHash>& known, const ScoreOptions& scoring);
 
 // The rules of `kb` mined as the choice mined `chosen` (its bodies' length):
 // the rules a model trained on more facts than the choice saw keeps.

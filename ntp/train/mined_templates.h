@@ -14,9 +14,11 @@
 
 #include "ntp/kb/kb.h"
 #include "ntp/model/model.h"
+#include "ntp/train/combine_choice.h"
 #include "ntp/train/training_data.h"
 
 #include <cstddef>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -70,10 +72,22 @@ struct TemplateCandidateOnDev {
   double proofs_mrr = 0;           // the dev MRR of its proofs alone (`--score proof`)
 };
 
-// What the choice measures of a finished candidate's model: its ranking
-// of at most kCombineChoiceDevAtoms dev facts as `ntp eval` ranks with it
-// (its kept mined rules included), and its proofs alone's, on the same facts.
-TemplateCandidateOnDev measure_template_candidate(const Model& model, const TrainingData& data);
+// What the choice measured of its candidates, and how far its rounds got.
+struct TemplateCandidatesOnDev {
+  std::vector<TemplateCandidateOnDev> candidates;  // as the models were given; empty when no round ran
+  RoundsDone done;
+};
+
+// What the choice measures of the finished candidates' models (`models[i]`
+// trained on `data[i]`): at most kCombineChoiceDevAtoms dev facts, ranked
+// as `ntp eval` ranks with each model (its kept mined rules included) and
+// by its proofs alone. The atoms are ranked in rounds (rank_in_rounds), each
+// round under every model in turn, so that every candidate is measured on
+// the same atoms however `limits` end the choice; `progress` (may be null)
+// gets a line every few seconds.
+TemplateCandidatesOnDev measure_template_candidates(const std::vector<const Model*>& models,
+                                                    const std::vector<const TrainingData*>& data,
+                                                    const ChoiceLimits& limits = {}, std::ostream* progress = nullptr);
 
 // The candidate kept (candidates[0] is the file's): one whose final model
 // ranks dev clearly better than the other's (rule_choice.h's margin) wins;

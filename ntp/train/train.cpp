@@ -478,14 +478,16 @@ std::string describe_mined(const TrainingData& mined) {
 // the one kept was kept, and the mined rules.
 std::string describe_template_choice(const std::string& chosen, const TrainingData& data, const TrainingData& mined,
                                      const std::vector<std::pair<std::string, double>>& dev,
-                                     const std::vector<TemplateCandidateOnDev>& measured, bool decided_by_proofs) {
+                                     const TemplateCandidatesOnDev& measured, bool decided_by_proofs) {
   std::string proofs;
-  for (std::size_t i = 0; i < measured.size(); ++i)
-    proofs += std::string(i ? ", " : "") + dev[i].first + " " + format_fixed(measured[i].proofs_mrr, 4);
+  for (std::size_t i = 0; i < measured.candidates.size(); ++i)
+    proofs += std::string(i ? ", " : "") + dev[i].first + " " + format_fixed(measured.candidates[i].proofs_mrr, 4);
   const std::string why = decided_by_proofs ? "the final models within noise: the better proofs kept"
                                             : "the final model clearly better kept";
-  return describe_dev_choice(chosen, dev_metric_name(data), dev_atoms_measured(data, kCombineChoiceDevAtoms), dev) +
-         "; proofs alone: " + proofs + "; " + why + "; mined: " + describe_mined(mined);
+  const RoundsDone& done = measured.done;
+  return describe_dev_choice(chosen, dev_metric_name(data), done.atoms, dev) +
+         rounds_cut_note(done.over_budget, done.stopped, done.atoms) + "; proofs alone: " + proofs + "; " + why +
+         "; mined: " + describe_mined(mined);
 }
 
 // "the file's", or "mined from the training facts (N rules, SHAPE (...))".
@@ -494,29 +496,46 @@ std::string describe_candidate(const std::string& name, const TrainingData& mine
 }
 
 // One run with the file's templates and one with mined templates, each with
-// the other choices; the one template_candidate_kept picks is kept
-// (RunOptions::mined_templates_on_dev).
+// the other choices; then both final models ranked on the same dev atoms,
+// within a budget of a share of their training, and the one
+// template_candidate_kept picks kept (RunOptions::mined_templates_on_dev).
+// A stop while they are ranked leaves the run unfinished (stopped_choosing).
 RunResult train_choosing_templates(const TrainingData& data, const TrainingData& mined, const ModelOptions& model_options,
                                    const TrainOptions& options, const RunOptions& run, std::ostream* progress) {
-  std::vector<std::pair<std::string, double>> dev;  // each candidate's final dev metric
-  std::vector<TemplateCandidateOnDev> measured;
   std::vector<RunResult> results;
-  std::vector<std::string> suffixes;
+  std::vector<std::string> suffixes, names;
+  std::vector<const TrainingData*> trained_on;
+  double training_seconds = 0;
   for (const std::string name : kTemplateCandidates) {
     const TrainingData& candidate = name == "mined" ? mined : data;
     const RunOptions one = template_candidate_run(run, name);
     if (progress) *progress << "templates: " << describe_candidate(name, mined) << " (" << results.size() + 1 << " of 2)\n";
     results.push_back(train_with_choices(candidate, model_options, options, one, progress));
     if (!results.back().finished) return results.back();
-    measured.push_back(measure_template_candidate(load_model(one.model_path), candidate));
-    dev.emplace_back(name, measured.back().final_mrr);
+    training_seconds += results.back().training_seconds;
     suffixes.push_back(template_candidate_path("", name));
+    names.push_back(name);
+    trained_on.push_back(&candidate);
+  }
+  const ChoiceLimits limits = choice_limits(run, training_seconds);
+  announce_choice(progress, "the templates", data, limits);
+  const Model file_model = load_model(template_candidate_run(run, names[0]).model_path);
+  const Model mined_model = load_model(template_candidate_run(run, names[1]).model_path);
+  const TemplateCandidatesOnDev measured =
+      measure_template_candidates({&file_model, &mined_model}, trained_on, limits, progress);
+  if (measured.done.stopped) {
+    stopped_choosing(results.back(), progress);
+    return results.back();
+  }
+  std::vector<std::pair<std::string, double>> dev;  // each candidate's final dev metric
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    dev.emplace_back(names[i], measured.candidates[i].final_mrr);
     if (progress)
-      *progress << "templates " << name << ": dev " << dev_metric_name(data) << " " << format_fixed(dev.back().second, 4)
-                << " (proofs alone " << format_fixed(measured.back().proofs_mrr, 4) << ")" << std::endl;
+      *progress << "templates " << names[i] << ": dev " << dev_metric_name(data) << " " << format_fixed(dev[i].second, 4)
+                << " (proofs alone " << format_fixed(measured.candidates[i].proofs_mrr, 4) << ")" << std::endl;
   }
   bool decided_by_proofs = false;
-  const std::size_t kept = template_candidate_kept(measured, &decided_by_proofs);
+  const std::size_t kept = template_candidate_kept(measured.candidates, &decided_by_proofs);
   keep_candidate(run, suffixes, kept);
   RunResult result = chosen_result(results, kept, run);
   result.templates_choice = describe_template_choice(dev[kept].first, data, mined, dev, measured, decided_by_proofs);

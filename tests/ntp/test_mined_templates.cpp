@@ -119,25 +119,37 @@ TEST_CASE("a choice of templates: the file's and mined ones each trained as alon
   // the model (no mined rules kept beside it here) and its proofs alone.
   std::vector<std::string> alone;
   std::vector<double> dev, proofs;
-  std::vector<ntp::TemplateCandidateOnDev> measured;
+  std::vector<std::vector<double>> reciprocal;
+  std::vector<ntp::Model> models;
   ntp::RunOptions run;
   run.mined_rules_on_dev = false;
   run.model_path = dir + "templates_alone.ntp";
   for (const ntp::TrainingData* d : {&data, &mined}) {
     REQUIRE(ntp::train(*d, model, options, run, nullptr).finished);
-    const ntp::Model m = ntp::load_model(run.model_path);
+    models.push_back(ntp::load_model(run.model_path));
+    const ntp::Model& m = models.back();
     alone.push_back(bytes_of(m));
     ntp::ScoreOptions scoring;
     scoring.facts = ntp::make_fact_index(m, "exact");
     const ntp::RankingResult ranked = ntp::evaluate_ranking(m, d->dev, ntp::filter_set(m, d->dev), scoring);
     dev.push_back(ranked.mean_ties.mrr);
+    reciprocal.push_back(ntp::reciprocal_ranks(ranked));
     scoring.source = ntp::ScoreSource::ProofOnly;
     proofs.push_back(ntp::dev_metric(m, *d, scoring, 500));
-    measured.push_back(ntp::measure_template_candidate(m, *d));
-    CHECK(measured.back().final_mrr == doctest::Approx(dev.back()).epsilon(1e-12));
-    CHECK(measured.back().reciprocal == ntp::reciprocal_ranks(ranked));
-    CHECK(measured.back().proofs_mrr == doctest::Approx(proofs.back()).epsilon(1e-12));
     remove_run_files(run.model_path);
+  }
+  // Both measured as the choice measures them, in rounds: the same figures
+  // as each ranked whole.
+  const ntp::TemplateCandidatesOnDev both = ntp::measure_template_candidates({&models[0], &models[1]}, {&data, &mined});
+  CHECK(both.done.atoms == data.dev.size());
+  CHECK(!both.done.over_budget);
+  CHECK(!both.done.stopped);
+  const std::vector<ntp::TemplateCandidateOnDev>& measured = both.candidates;
+  REQUIRE(measured.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    CHECK(measured[i].final_mrr == doctest::Approx(dev[i]).epsilon(1e-12));
+    CHECK(measured[i].reciprocal == reciprocal[i]);
+    CHECK(measured[i].proofs_mrr == doctest::Approx(proofs[i]).epsilon(1e-12));
   }
   bool by_proofs = false;
   const std::size_t best = ntp::template_candidate_kept(measured, &by_proofs);
@@ -187,6 +199,27 @@ TEST_CASE("a choice of templates: the file's and mined ones each trained as alon
   run.resume = true;
   const ntp::RunResult resumed = ntp::train(data, model, options, run, nullptr);
   CHECK(resumed.templates_choice == chosen.templates_choice);
+  CHECK(bytes_of(ntp::load_model(run.model_path)) == alone[best]);
+  remove_run_files(run.model_path);
+
+  // Stopped while both trained candidates are ranked on dev: unfinished,
+  // neither kept as the model, and resumed to the same choice and model.
+  std::atomic<bool> stop_ranking{false};
+  StopOnText buffer("choosing the templates", stop_ranking);
+  std::ostream progress(&buffer);
+  run.resume = false;
+  run.stop = &stop_ranking;
+  const ntp::RunResult stopped = ntp::train(data, model, options, run, &progress);
+  CHECK(!stopped.finished);
+  CHECK(buffer.str().find("stopped while choosing on dev: --resume makes the choices again") != std::string::npos);
+  CHECK(!std::ifstream(run.model_path));
+  for (const std::string& name : names)
+    CHECK(std::ifstream(ntp::template_candidate_path(run.model_path, name)).good());
+  run.stop = nullptr;
+  run.resume = true;
+  const ntp::RunResult resumed_choice = ntp::train(data, model, options, run, nullptr);
+  CHECK(resumed_choice.finished);
+  CHECK(resumed_choice.templates_choice == chosen.templates_choice);
   CHECK(bytes_of(ntp::load_model(run.model_path)) == alone[best]);
   remove_run_files(run.model_path);
 }

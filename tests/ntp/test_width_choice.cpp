@@ -166,22 +166,6 @@ TEST_CASE("a run with dev facts keeps the width in its model file, and trains an
   std::remove(ntp::checkpoint_path(run.model_path).c_str());
 }
 
-namespace {
-
-// A progress stream that raises `stop` once `needle` has been written to it:
-// a stop asked for at that point of a run, as Ctrl-C would.
-struct StopOnText : std::stringbuf {
-  StopOnText(std::string needle, std::atomic<bool>& stop) : needle_(std::move(needle)), stop_(stop) {}
-  int sync() override {
-    if (str().find(needle_) != std::string::npos) stop_.store(true);
-    return 0;
-  }
-  std::string needle_;
-  std::atomic<bool>& stop_;
-};
-
-}  // namespace
-
 TEST_CASE("a stop asked while a choice ranks dev leaves the run unfinished, and --resume makes the choices in full") {
   omp_set_num_threads(1);
   const ntp::TrainingData data = data_with_dev();
