@@ -2,7 +2,6 @@
 // mined_templates.h).
 #include "ntp/train/mined_templates.h"
 
-#include "ntp/eval/evaluate.h"
 #include "ntp/index/make_fact_index.h"
 #include "ntp/mine/miner.h"
 #include "ntp/mine/rules_file.h"
@@ -14,7 +13,6 @@
 #include <algorithm>
 #include <map>
 #include <stdexcept>
-#include <unordered_set>
 #include <utility>
 
 namespace ntp {
@@ -60,47 +58,7 @@ bool can_choose_templates(const TrainingData& data) {
          data.kb.facts.size() <= kMaxFactsToChooseTemplates && can_choose_mined_rules(data);
 }
 
-TemplateCandidatesOnDev measure_template_candidates(const std::vector<const Model*>& models,
-                                                    const std::vector<const TrainingData*>& data,
-                                                    const ChoiceLimits& limits, std::ostream* progress) {
-  if (models.empty() || models.size() != data.size())
-    throw std::invalid_argument("measure_template_candidates: one training data a model");
-  struct Candidate {
-    ScoreOptions final_scoring, proofs_scoring;  // the exact index, as `ntp eval` ranks; built once for both
-    std::unordered_set<Atom, AtomHash> known;
-    std::vector<double> final_reciprocal, proofs_reciprocal;  // [side]
-  };
-  std::vector<Candidate> candidates(models.size());
-  for (std::size_t i = 0; i < models.size(); ++i) {
-    Candidate& c = candidates[i];
-    c.final_scoring.facts = make_fact_index(*models[i], "exact");
-    c.proofs_scoring = c.final_scoring;
-    c.proofs_scoring.source = ScoreSource::ProofOnly;
-    c.known = filter_set(*models[i], data[i]->dev);
-  }
-  TemplateCandidatesOnDev measured;
-  const std::vector<Atom> atoms = dev_facts_measured(*data.front(), kCombineChoiceDevAtoms);
-  measured.done = rank_in_rounds(atoms, limits, progress, "under each candidate", [&](const std::vector<Atom>& round) {
-    for (std::size_t i = 0; i < models.size(); ++i) {
-      Candidate& c = candidates[i];
-      for (double r : reciprocal_ranks(rank_with_kept_rules(*models[i], *data[i], round, c.known, c.final_scoring)))
-        c.final_reciprocal.push_back(r);
-      for (double r : reciprocal_ranks(evaluate_ranking(*models[i], round, c.known, c.proofs_scoring)))
-        c.proofs_reciprocal.push_back(r);
-    }
-  });
-  if (measured.done.atoms == 0) return measured;
-  for (Candidate& c : candidates) {
-    TemplateCandidateOnDev one;
-    one.final_mrr = mean_of(c.final_reciprocal);
-    one.proofs_mrr = mean_of(c.proofs_reciprocal);
-    one.reciprocal = std::move(c.final_reciprocal);
-    measured.candidates.push_back(std::move(one));
-  }
-  return measured;
-}
-
-std::size_t template_candidate_kept(const std::vector<TemplateCandidateOnDev>& candidates, bool* decided_by_proofs) {
+std::size_t template_candidate_kept(const std::vector<CandidateOnDev>& candidates, bool* decided_by_proofs) {
   if (candidates.size() != 2) throw std::invalid_argument("template_candidate_kept: two candidates, the file's and mined");
   const std::vector<double>&file = candidates[0].reciprocal, &mined = candidates[1].reciprocal;
   std::size_t kept = candidates[1].proofs_mrr > candidates[0].proofs_mrr ? 1 : 0;

@@ -14,11 +14,10 @@
 
 #include "ntp/kb/kb.h"
 #include "ntp/model/model.h"
-#include "ntp/train/combine_choice.h"
+#include "ntp/train/candidates_on_dev.h"
 #include "ntp/train/training_data.h"
 
 #include <cstddef>
-#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -64,37 +63,12 @@ bool can_choose_templates(const TrainingData& data);
 // hours beside a ComplEx model that trains in minutes.
 constexpr std::size_t kMaxFactsToChooseTemplates = 20000;
 
-// What the choice of templates measured of one candidate's final model on
-// the same dev facts.
-struct TemplateCandidateOnDev {
-  double final_mrr = 0;            // its dev MRR as `ntp eval` ranks with the model
-  std::vector<double> reciprocal;  // each dev side's reciprocal rank behind that figure
-  double proofs_mrr = 0;           // the dev MRR of its proofs alone (`--score proof`)
-};
-
-// What the choice measured of its candidates, and how far its rounds got.
-struct TemplateCandidatesOnDev {
-  std::vector<TemplateCandidateOnDev> candidates;  // as the models were given; empty when no round ran
-  RoundsDone done;
-};
-
-// What the choice measures of the finished candidates' models (`models[i]`
-// trained on `data[i]`): at most kCombineChoiceDevAtoms dev facts, ranked
-// as `ntp eval` ranks with each model (its kept mined rules included) and
-// by its proofs alone. The atoms are ranked in rounds (rank_in_rounds), each
-// round under every model in turn, so that every candidate is measured on
-// the same atoms however `limits` end the choice; `progress` (may be null)
-// gets a line every few seconds.
-TemplateCandidatesOnDev measure_template_candidates(const std::vector<const Model*>& models,
-                                                    const std::vector<const TrainingData*>& data,
-                                                    const ChoiceLimits& limits = {}, std::ostream* progress = nullptr);
-
 // The candidate kept (candidates[0] is the file's): one whose final model
 // ranks dev clearly better than the other's (rule_choice.h's margin) wins;
 // within noise of each other, the one whose proofs alone rank dev better
 // (the first on a tie), so that the prover carries as much of the ranking
 // as dev allows. `decided_by_proofs` (may be null) says which way it went.
-std::size_t template_candidate_kept(const std::vector<TemplateCandidateOnDev>& candidates,
+std::size_t template_candidate_kept(const std::vector<CandidateOnDev>& candidates,
                                     bool* decided_by_proofs = nullptr);
 
 // The most templates that share one head predicate (the head a mined

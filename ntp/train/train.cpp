@@ -3,6 +3,7 @@
 // train.h).
 #include "ntp/train/train.h"
 
+#include "ntp/train/candidates_on_dev.h"
 #include "ntp/train/carved_dev.h"
 #include "ntp/train/checkpoint.h"
 #include "ntp/train/combine_choice.h"
@@ -197,7 +198,7 @@ void choose_on_kept(const TrainingData& data, const RunOptions& run, int trained
 
 // One run (train.h, without a choice of L2). When it chose its combine rule
 // on dev, *kept_dev (if given) gets the chosen rule's dev metric, so that a
-// choice of L2 need not measure it again.
+// choice of L2 on a labelled dev file need not measure it again.
 RunResult train_one(const TrainingData& data, const ModelOptions& model_options, const TrainOptions& options,
                     const RunOptions& run, std::ostream* progress, double* kept_dev = nullptr) {
   check_options(model_options);
@@ -283,38 +284,77 @@ RunResult train_with_l2(const TrainingData& data, const ModelOptions& model_opti
   return train_one(data, model_options, one, one_run, progress, kept_dev);
 }
 
+// The dev metric of each finished L2 candidate (at `paths`). Ranked dev
+// facts: every model ranked on the same atoms in rounds, within `limits`
+// (candidates_on_dev.h); *done gets how far they got. A labelled file: each
+// model's accuracy on it, measured by its own combine choice when it made
+// one (`labelled[i]` >= 0).
+std::vector<double> l2_candidates_on_dev(const TrainingData& data, const std::vector<std::string>& paths,
+                                         const std::vector<double>& labelled, const ChoiceLimits& limits,
+                                         std::ostream* progress, RoundsDone* done) {
+  std::vector<double> metrics;
+  if (!data.dev_labelled.empty()) {
+    for (std::size_t i = 0; i < paths.size(); ++i)
+      metrics.push_back(labelled[i] >= 0 ? labelled[i] : dev_metric_with_kept_rules(load_model(paths[i]), data));
+    done->atoms = dev_atoms_measured(data, kCombineChoiceDevAtoms);
+    return metrics;
+  }
+  std::vector<Model> models;
+  for (const std::string& path : paths) models.push_back(load_model(path));
+  std::vector<const Model*> pointers;
+  for (const Model& m : models) pointers.push_back(&m);
+  const std::vector<const TrainingData*> same(models.size(), &data);
+  const CandidatesOnDev measured = measure_candidates_on_dev(pointers, same, false, limits, progress);
+  *done = measured.done;
+  for (const CandidateOnDev& c : measured.candidates) metrics.push_back(c.final_mrr);
+  return metrics;
+}
+
 // One run per L2 value, the best on dev kept (train.h). Each candidate is
 // measured the same way, on the model its run keeps (its best epoch with
 // --keep best and --eval-every) under the combine rule that run chose.
 RunResult train_choosing_l2(const TrainingData& data, const ModelOptions& model_options, const TrainOptions& options,
                             const RunOptions& run, std::ostream* progress) {
   const std::vector<double>& values = run.l2_choices;
-  std::vector<std::pair<std::string, double>> dev;  // each value's dev metric
   std::vector<RunResult> results(values.size());
+  std::vector<std::string> paths, suffixes;
+  std::vector<double> labelled(values.size(), -1);  // a labelled dev file's accuracy, if a combine choice measured it
+  double training_seconds = 0;
   for (std::size_t i = 0; i < values.size(); ++i) {
     RunOptions one_run = run;
     one_run.model_path = l2_candidate_path(run.model_path, values[i]);
     if (!run.log_path.empty()) one_run.log_path = l2_candidate_path(run.log_path, values[i]);
     one_run.resume = run.resume && std::ifstream(checkpoint_path(one_run.model_path)).good();
     if (progress) *progress << "L2 " << format_number(values[i]) << " (" << i + 1 << " of " << values.size() << ")\n";
-    double metric = -1;
-    results[i] = train_with_l2(data, model_options, options, one_run, values[i], progress, &metric);
+    results[i] = train_with_l2(data, model_options, options, one_run, values[i], progress, &labelled[i]);
     if (!results[i].finished) return results[i];
-    if (metric < 0) metric = dev_metric_with_kept_rules(load_model(one_run.model_path), data);  // no combine choice measured it
-    dev.emplace_back(format_number(values[i]), metric);
+    training_seconds += results[i].training_seconds;
+    paths.push_back(one_run.model_path);
+    suffixes.push_back(l2_candidate_path("", values[i]));
+  }
+  const ChoiceLimits limits = choice_limits(run, training_seconds);
+  if (data.dev_labelled.empty()) announce_choice(progress, "L2", data, limits);
+  RoundsDone done;
+  const std::vector<double> metrics = l2_candidates_on_dev(data, paths, labelled, limits, progress, &done);
+  if (done.stopped) {
+    stopped_choosing(results.back(), progress);
+    return results.back();
+  }
+  std::vector<std::pair<std::string, double>> dev;  // each value's dev metric
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    dev.emplace_back(format_number(values[i]), metrics[i]);
     if (progress) {
       char line[96];
-      std::snprintf(line, sizeof line, "L2 %s: dev %s %.4f", dev.back().first.c_str(), dev_metric_name(data).c_str(), metric);
+      std::snprintf(line, sizeof line, "L2 %s: dev %s %.4f", dev.back().first.c_str(), dev_metric_name(data).c_str(),
+                    metrics[i]);
       *progress << line << "\n";
     }
   }
-  std::vector<std::string> suffixes;
-  for (double v : values) suffixes.push_back(l2_candidate_path("", v));
   const std::size_t best = best_on_dev(dev);
   keep_candidate(run, suffixes, best);
   RunResult result = chosen_result(results, best, run);
-  result.l2_choice = describe_dev_choice(dev[best].first, dev_metric_name(data),
-                                         dev_atoms_measured(data, kCombineChoiceDevAtoms), dev);
+  result.l2_choice = describe_dev_choice(dev[best].first, dev_metric_name(data), done.atoms, dev) +
+                     rounds_cut_note(done.over_budget, done.stopped, done.atoms);
   return result;
 }
 
@@ -478,7 +518,7 @@ std::string describe_mined(const TrainingData& mined) {
 // the one kept was kept, and the mined rules.
 std::string describe_template_choice(const std::string& chosen, const TrainingData& data, const TrainingData& mined,
                                      const std::vector<std::pair<std::string, double>>& dev,
-                                     const TemplateCandidatesOnDev& measured, bool decided_by_proofs) {
+                                     const CandidatesOnDev& measured, bool decided_by_proofs) {
   std::string proofs;
   for (std::size_t i = 0; i < measured.candidates.size(); ++i)
     proofs += std::string(i ? ", " : "") + dev[i].first + " " + format_fixed(measured.candidates[i].proofs_mrr, 4);
@@ -521,8 +561,8 @@ RunResult train_choosing_templates(const TrainingData& data, const TrainingData&
   announce_choice(progress, "the templates", data, limits);
   const Model file_model = load_model(template_candidate_run(run, names[0]).model_path);
   const Model mined_model = load_model(template_candidate_run(run, names[1]).model_path);
-  const TemplateCandidatesOnDev measured =
-      measure_template_candidates({&file_model, &mined_model}, trained_on, limits, progress);
+  const CandidatesOnDev measured =
+      measure_candidates_on_dev({&file_model, &mined_model}, trained_on, true, limits, progress);
   if (measured.done.stopped) {
     stopped_choosing(results.back(), progress);
     return results.back();

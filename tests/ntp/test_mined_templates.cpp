@@ -140,11 +140,11 @@ TEST_CASE("a choice of templates: the file's and mined ones each trained as alon
   }
   // Both measured as the choice measures them, in rounds: the same figures
   // as each ranked whole.
-  const ntp::TemplateCandidatesOnDev both = ntp::measure_template_candidates({&models[0], &models[1]}, {&data, &mined});
+  const ntp::CandidatesOnDev both = ntp::measure_candidates_on_dev({&models[0], &models[1]}, {&data, &mined}, true);
   CHECK(both.done.atoms == data.dev.size());
   CHECK(!both.done.over_budget);
   CHECK(!both.done.stopped);
-  const std::vector<ntp::TemplateCandidateOnDev>& measured = both.candidates;
+  const std::vector<ntp::CandidateOnDev>& measured = both.candidates;
   REQUIRE(measured.size() == 2);
   for (std::size_t i = 0; i < 2; ++i) {
     CHECK(measured[i].final_mrr == doctest::Approx(dev[i]).epsilon(1e-12));
@@ -232,7 +232,7 @@ TEST_CASE("the template candidate kept: a final model clearly better on dev, els
     return r;
   };
   auto candidate = [](std::vector<double> reciprocal, double proofs) {
-    ntp::TemplateCandidateOnDev c;
+    ntp::CandidateOnDev c;
     c.reciprocal = std::move(reciprocal);
     c.proofs_mrr = proofs;
     return c;

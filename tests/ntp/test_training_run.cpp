@@ -365,6 +365,24 @@ TEST_CASE("several L2 values: one run each, the best on dev kept byte for byte, 
   CHECK(bytes_of(ntp::load_model(run.model_path)) == alone[best]);
   remove_run_files(run.model_path);
 
+  // Stopped while the trained candidates are ranked on dev: unfinished, no
+  // value kept, and resumed to the same choice and model.
+  std::atomic<bool> stop_ranking{false};
+  StopOnText buffer("choosing L2", stop_ranking);
+  std::ostream progress(&buffer);
+  run.resume = false;
+  run.stop = &stop_ranking;
+  CHECK(!ntp::train(data, small_model_options(), options(4), run, &progress).finished);
+  CHECK(buffer.str().find("stopped while choosing on dev: --resume makes the choices again") != std::string::npos);
+  CHECK(!std::ifstream(run.model_path));
+  for (double v : values) CHECK(std::ifstream(ntp::l2_candidate_path(run.model_path, v)).good());
+  run.stop = nullptr;
+  run.resume = true;
+  const ntp::RunResult resumed_choice = ntp::train(data, small_model_options(), options(4), run, nullptr);
+  CHECK(resumed_choice.l2_choice == chosen.l2_choice);
+  CHECK(bytes_of(ntp::load_model(run.model_path)) == alone[best]);
+  remove_run_files(run.model_path);
+
   // Without dev atoms there is nothing to choose on: the first value alone.
   ntp::TrainingData no_dev = data;
   no_dev.dev.clear();

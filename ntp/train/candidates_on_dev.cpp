@@ -1,0 +1,59 @@
+// ntp/train/candidates_on_dev.cpp: finished runs compared on the same dev
+// facts (see candidates_on_dev.h).
+#include "ntp/train/candidates_on_dev.h"
+
+#include "ntp/eval/evaluate.h"
+#include "ntp/eval/ranking.h"
+#include "ntp/index/make_fact_index.h"
+#include "ntp/train/dev_metric.h"
+#include "ntp/train/mined_rules_choice.h"
+#include "ntp/train/rule_choice.h"
+
+#include <stdexcept>
+#include <unordered_set>
+#include <utility>
+
+namespace ntp {
+
+CandidatesOnDev measure_candidates_on_dev(const std::vector<const Model*>& models,
+                                          const std::vector<const TrainingData*>& data, bool proofs_alone,
+                                          const ChoiceLimits& limits, std::ostream* progress) {
+  if (models.empty() || models.size() != data.size())
+    throw std::invalid_argument("measure_candidates_on_dev: one training data a model");
+  struct Candidate {
+    ScoreOptions final_scoring, proofs_scoring;  // the exact index, as `ntp eval` ranks; built once for both
+    std::unordered_set<Atom, AtomHash> known;
+    std::vector<double> final_reciprocal, proofs_reciprocal;  // [side]
+  };
+  std::vector<Candidate> candidates(models.size());
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    Candidate& c = candidates[i];
+    c.final_scoring.facts = make_fact_index(*models[i], "exact");
+    c.proofs_scoring = c.final_scoring;
+    c.proofs_scoring.source = ScoreSource::ProofOnly;
+    c.known = filter_set(*models[i], data[i]->dev);
+  }
+  CandidatesOnDev measured;
+  const std::vector<Atom> atoms = dev_facts_measured(*data.front(), kCombineChoiceDevAtoms);
+  measured.done = rank_in_rounds(atoms, limits, progress, "under each candidate", [&](const std::vector<Atom>& round) {
+    for (std::size_t i = 0; i < models.size(); ++i) {
+      Candidate& c = candidates[i];
+      for (double r : reciprocal_ranks(rank_with_kept_rules(*models[i], *data[i], round, c.known, c.final_scoring)))
+        c.final_reciprocal.push_back(r);
+      if (!proofs_alone) continue;
+      for (double r : reciprocal_ranks(evaluate_ranking(*models[i], round, c.known, c.proofs_scoring)))
+        c.proofs_reciprocal.push_back(r);
+    }
+  });
+  if (measured.done.atoms == 0) return measured;
+  for (Candidate& c : candidates) {
+    CandidateOnDev one;
+    one.final_mrr = mean_of(c.final_reciprocal);
+    if (proofs_alone) one.proofs_mrr = mean_of(c.proofs_reciprocal);
+    one.reciprocal = std::move(c.final_reciprocal);
+    measured.candidates.push_back(std::move(one));
+  }
+  return measured;
+}
+
+}  // namespace ntp
