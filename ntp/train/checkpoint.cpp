@@ -12,7 +12,7 @@ namespace ntp {
 namespace {
 
 constexpr char kMagic[8] = {'N', 'T', 'P', 'C', 'H', 'E', 'C', 'K'};
-constexpr std::int32_t kVersion = 2;  // 2: the training's seconds (version 1: read as 0)
+constexpr std::int32_t kVersion = 3;  // 2: the training's seconds (version 1: read as 0); 3: the choices made
 constexpr int kMaxOptimizerMatrices = 16;  // Adam: 3 per table, 2 tables
 
 void write_f64(Writer& w, double v) { w.bytes(&v, sizeof v); }
@@ -47,6 +47,11 @@ void save_checkpoint(const Checkpoint& c, const std::string& path) {
     write_f64(w, c.best_dev);
     w.i32(c.best_epoch);
     write_f64(w, s.seconds);
+    const ChoicesMade& made = c.choices;
+    w.i32((made.on_kept ? 1 : 0) | (made.mined_rules ? 2 : 0));
+    w.str(made.width);
+    w.str(made.combine);
+    w.str(made.mined);
     write_model(c.model, out);  // last: its reader bounds counts by the bytes left
   });
 }
@@ -88,6 +93,16 @@ Checkpoint load_checkpoint(std::istream& in, const std::string& path) {
     c.best_epoch = r.i32();
     s.seconds = version >= 2 ? read_f64(r) : 0;
     if (!(s.seconds >= 0)) r.fail("corrupt checkpoint (negative training time)");
+    if (version >= 3) {
+      const std::int32_t flags = r.i32();
+      if (flags < 0 || flags > 3) r.fail("corrupt checkpoint (choices made: flags " + std::to_string(flags) + ")");
+      ChoicesMade& made = c.choices;
+      made.on_kept = (flags & 1) != 0;
+      made.mined_rules = (flags & 2) != 0;
+      made.width = r.str();
+      made.combine = r.str();
+      made.mined = r.str();
+    }
   }
   c.model = load_model(in, path);
   // The order must be a permutation of the model's facts.

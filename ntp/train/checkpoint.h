@@ -5,7 +5,8 @@
 //
 // Format: magic "NTPCHECK", version, the settings text, the training state,
 // the best dev metric and its epoch, the training's seconds so far (version
-// 2; version 1 files have none and read as 0), then a whole model file
+// 2; version 1 files have none and read as 0), the choices made on dev
+// after training (version 3; older files have none), then a whole model file
 // (model.h).
 // Written atomically (atomic_file.h); a damaged file is refused on reading
 // with its path and what was wrong, as model files are.
@@ -18,12 +19,25 @@
 
 namespace ntp {
 
+// The choices made on dev once training ended (train.h), recorded when each
+// is done and the model file holds it, so that resuming a finished run
+// (one stopped in a later choice, or in another candidate's run) does not
+// make them again; training on clears them. The descriptions are
+// RunResult's (empty: none to make).
+struct ChoicesMade {
+  bool on_kept = false;      // the proof search width and the combine rule
+  std::string width, combine;
+  bool mined_rules = false;  // the mined rules beside the model
+  std::string mined;
+};
+
 struct Checkpoint {
   std::string settings;     // training_settings(): a resumed run must have the same
   TrainingState state;
   double best_dev = -1;     // best dev metric so far (-1: none measured)
   int best_epoch = 0;       // the epoch it was measured after (0: none)
-  Model model;
+  ChoicesMade choices;
+  Model model;              // as trained: the choices are in the model file, not here
 };
 
 // The checkpoint of the model written to `model_path`.

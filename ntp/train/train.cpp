@@ -91,6 +91,7 @@ class EpochKeeper {
     if (measured) report.note = measure(report.epoch, dev);
     if (log_.is_open()) log_ << log_line(report, measured ? metric_ : "", dev) << std::endl;
     count_time();
+    c_.choices = {};  // made on an earlier model, if any
     save_checkpoint(c_, checkpoint_);
   }
 
@@ -196,6 +197,28 @@ void choose_on_kept(const TrainingData& data, const RunOptions& run, int trained
   if (!result.width_choice.empty() || combine_on_dev) save_model(kept, run.model_path);
 }
 
+// A finished run resumed whose checkpoint records the width and combine
+// choices made: its model file holds them, and they are not made again.
+void reuse_choices_on_kept(const ChoicesMade& made, RunResult& result, std::ostream* progress) {
+  result.width_choice = made.width;
+  result.combine_choice = made.combine;
+  if (progress && !(made.width.empty() && made.combine.empty()))
+    *progress << "the width and combine rule were chosen on dev before: kept" << std::endl;
+}
+
+// The end of a finished run: its model file, then the choices made on it
+// (choose_on_kept), recorded in the checkpoint once made.
+void finish_run(const TrainingData& data, const RunOptions& run, int trained_k, bool combine_on_dev, Checkpoint& c,
+                RunResult& result, std::ostream* progress, double* kept_dev) {
+  if (run.keep == Keep::Last || c.best_epoch == 0) save_model(c.model, run.model_path);
+  choose_on_kept(data, run, trained_k, combine_on_dev, result, progress, kept_dev);
+  if (!result.finished) return;
+  c.choices.on_kept = true;
+  c.choices.width = result.width_choice;
+  c.choices.combine = result.combine_choice;
+  save_checkpoint(c, result.checkpoint);
+}
+
 // One run (train.h, without a choice of L2). When it chose its combine rule
 // on dev, *kept_dev (if given) gets the chosen rule's dev metric, so that a
 // choice of L2 on a labelled dev file need not measure it again.
@@ -220,13 +243,15 @@ RunResult train_one(const TrainingData& data, const ModelOptions& model_options,
   hooks.after_epoch = [&keeper](EpochReport& report) { keeper.after_epoch(report); };
   hooks.stop_requested = [&run] { return run.stop != nullptr && run.stop->load(); };
   hooks.share = run.share;
+  const int epochs_before = c.state.epochs_done;
+  const std::size_t steps_before = c.state.steps_done;
   result.finished = train_epochs(c.model, options, c.state, hooks);
   keeper.count_time();
   result.training_seconds = c.state.seconds;
+  if (c.state.epochs_done != epochs_before || c.state.steps_done != steps_before) c.choices = {};  // trained on
   if (!result.finished) save_checkpoint(c, result.checkpoint);
-  else if (run.keep == Keep::Last || c.best_epoch == 0) save_model(c.model, run.model_path);
-  if (result.finished)
-    choose_on_kept(data, run, model_options.prover.k_facts, combine_on_dev, result, progress, kept_dev);
+  else if (c.choices.on_kept) reuse_choices_on_kept(c.choices, result, progress);
+  else finish_run(data, run, model_options.prover.k_facts, combine_on_dev, c, result, progress, kept_dev);
   result.epochs_done = c.state.epochs_done;
   result.steps_done = c.state.steps_done;
   result.best_dev = c.best_dev;
@@ -388,8 +413,17 @@ RunResult train_model(const TrainingData& data, const ModelOptions& model_option
 
 // The trained model's mined rules and their weight, kept when dev says so
 // and saved with it; described in `result` (a stop: stopped_choosing).
+// Made once: the run's checkpoint records it (ChoicesMade), and a finished
+// run resumed keeps what it recorded.
 void choose_kept_mined_rules(const TrainingData& data, const RunOptions& run, RunResult& result,
                              std::ostream* progress) {
+  const std::string checkpoint = checkpoint_path(run.model_path);
+  Checkpoint c = load_checkpoint(checkpoint);
+  if (c.choices.mined_rules) {
+    if (progress) *progress << "the mined rules were chosen on dev before: kept" << std::endl;
+    result.mined_rules = c.choices.mined;
+    return;
+  }
   Model kept = load_model(run.model_path);
   const ChoiceLimits limits = choice_limits(run, result.training_seconds);
   if (progress) *progress << "mining rules and ranking dev with them (at most " << format_duration(limits.seconds) << ")" << std::endl;
@@ -397,6 +431,9 @@ void choose_kept_mined_rules(const TrainingData& data, const RunOptions& run, Ru
   if (choice.stopped) return stopped_choosing(result, progress);
   if (choice.kept) save_model(kept, run.model_path);
   result.mined_rules = describe(choice);
+  c.choices.mined_rules = true;
+  c.choices.mined = result.mined_rules;
+  save_checkpoint(c, checkpoint);
 }
 
 // The L2 value the run at `model_path` trained with (its checkpoint's settings).

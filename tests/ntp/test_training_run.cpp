@@ -78,19 +78,41 @@ TEST_CASE("a stopped and resumed epoch loop gives the model of an uninterrupted 
   CHECK(loaded.state.steps_done == 1);
   CHECK(loaded.state.seconds == 12.5);
   CHECK(bytes_of(loaded.model) == bytes_of(model));
-  {  // A version 1 checkpoint (no seconds before the model) still loads, its time unknown: 0.
+  CHECK(!loaded.choices.on_kept);
+  CHECK(!loaded.choices.mined_rules);
+  {  // Versions 1 (no seconds, no choices before the model) and 2 (no
+     // choices) still load: time unknown (0), no choice made.
     std::ifstream in(path, std::ios::binary);
-    std::string v2(std::istreambuf_iterator<char>(in), {});
-    const std::size_t model_bytes = bytes_of(model).size();
-    std::string v1 = v2.substr(0, v2.size() - model_bytes - 8) + v2.substr(v2.size() - model_bytes);
-    v1[8] = 1;  // the version, after the 8-byte magic number (little-endian)
-    const std::string old_path = path + ".v1";
-    std::ofstream(old_path, std::ios::binary) << v1;
-    const ntp::Checkpoint old = ntp::load_checkpoint(old_path);
-    CHECK(old.state.seconds == 0);
-    CHECK(old.state.steps_done == 1);
-    CHECK(bytes_of(old.model) == bytes_of(model));
-    std::remove(old_path.c_str());
+    const std::string v3(std::istreambuf_iterator<char>(in), {});
+    const std::size_t model_bytes = bytes_of(model).size(), choices_bytes = 4 + 3 * 4;  // flags, three empty strings
+    for (const int version : {1, 2}) {
+      const std::size_t cut = choices_bytes + (version == 1 ? 8 : 0);
+      std::string old_bytes = v3.substr(0, v3.size() - model_bytes - cut) + v3.substr(v3.size() - model_bytes);
+      old_bytes[8] = static_cast<char>(version);  // the version, after the 8-byte magic number (little-endian)
+      const std::string old_path = path + ".old";
+      std::ofstream(old_path, std::ios::binary) << old_bytes;
+      const ntp::Checkpoint old = ntp::load_checkpoint(old_path);
+      CHECK(old.state.seconds == (version == 1 ? 0 : 12.5));
+      CHECK(old.state.steps_done == 1);
+      CHECK(!old.choices.on_kept);
+      CHECK(bytes_of(old.model) == bytes_of(model));
+      std::remove(old_path.c_str());
+    }
+  }
+  {  // The choices made round trip.
+    ntp::Checkpoint made = saved;
+    made.choices.on_kept = true;
+    made.choices.width = "2 (dev mrr ...)";
+    made.choices.mined_rules = true;
+    made.choices.mined = "not kept: ...";
+    ntp::save_checkpoint(made, path + ".made");
+    const ntp::Checkpoint back = ntp::load_checkpoint(path + ".made");
+    CHECK(back.choices.on_kept);
+    CHECK(back.choices.width == made.choices.width);
+    CHECK(back.choices.combine.empty());
+    CHECK(back.choices.mined_rules);
+    CHECK(back.choices.mined == made.choices.mined);
+    std::remove((path + ".made").c_str());
   }
   stop = false;
   int epochs_seen = 0;

@@ -153,12 +153,26 @@ TEST_CASE("a run with dev facts keeps the width in its model file, and trains an
   CHECK(result.width_choice.rfind(std::to_string(kept.prover.k_facts) + " (dev mrr of the proofs alone on 25 atoms: 1 ", 0) == 0);
   // The checkpoint, which a resumed run trains on, keeps training's k.
   CHECK(ntp::load_checkpoint(ntp::checkpoint_path(run.model_path)).model.prover.k_facts == 1);
-  // A finished run resumed makes its choice again from training's k, not
-  // from the width its model file holds (here 8, as if chosen before).
+  // A finished run resumed keeps the choice its checkpoint records as made
+  // and its model file holds, without making it again.
+  ntp::Checkpoint recorded = ntp::load_checkpoint(ntp::checkpoint_path(run.model_path));
+  CHECK(recorded.choices.on_kept);
+  CHECK(recorded.choices.width == result.width_choice);
   const int chosen = kept.prover.k_facts;
+  run.resume = true;
+  std::ostringstream said;
+  const ntp::RunResult kept_run = ntp::train(data, model_options(), t, run, &said);
+  CHECK(kept_run.width_choice == result.width_choice);
+  CHECK(said.str().find("choosing the proof search width") == std::string::npos);
+  CHECK(said.str().find("chosen on dev before: kept") != std::string::npos);
+  CHECK(ntp::load_model(run.model_path).prover.k_facts == chosen);
+  // One whose record is missing (stopped in its choices) makes the choice
+  // again from training's k, not from the width its model file holds
+  // (here 8, as if chosen before).
+  recorded.choices = {};
+  ntp::save_checkpoint(recorded, ntp::checkpoint_path(run.model_path));
   kept.prover.k_facts = 8;
   ntp::save_model(kept, run.model_path);
-  run.resume = true;
   const ntp::RunResult again = ntp::train(data, model_options(), t, run, nullptr);
   CHECK(again.width_choice == result.width_choice);
   CHECK(ntp::load_model(run.model_path).prover.k_facts == chosen);
@@ -208,8 +222,12 @@ TEST_CASE("a stop asked while a choice ranks dev leaves the run unfinished, and 
 
     run.stop = nullptr;
     run.resume = true;
-    const ntp::RunResult resumed = ntp::train(data, model_options(), t, run, nullptr);
+    std::ostringstream said;
+    const ntp::RunResult resumed = ntp::train(data, model_options(), t, run, &said);
     CHECK(resumed.finished);
+    // The choices finished before the stop, recorded in the checkpoint, are
+    // not made again.
+    CHECK((said.str().find("choosing the proof search width") == std::string::npos) == !before_mining);
     CHECK(resumed.width_choice == straight.width_choice);
     CHECK(resumed.combine_choice == straight.combine_choice);
     CHECK(resumed.mined_rules == straight.mined_rules);
