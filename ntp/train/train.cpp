@@ -15,6 +15,7 @@
 #include "ntp/train/new_model.h"
 #include "ntp/train/settings.h"
 #include "ntp/kb/build_info.h"
+#include "ntp/kb/process_share.h"
 #include "ntp/kb/text.h"
 
 #include <algorithm>
@@ -198,7 +199,9 @@ void choose_on_kept(const TrainingData& data, const RunOptions& run, int trained
 }
 
 // A finished run resumed whose checkpoint records the width and combine
-// choices made: its model file holds them, and they are not made again.
+// choices made: its model file holds them, and they are not made again. In
+// a group, only when every process's checkpoint records them (a choice
+// ranks dev together, so all make it or none).
 void reuse_choices_on_kept(const ChoicesMade& made, RunResult& result, std::ostream* progress) {
   result.width_choice = made.width;
   result.combine_choice = made.combine;
@@ -250,7 +253,7 @@ RunResult train_one(const TrainingData& data, const ModelOptions& model_options,
   result.training_seconds = c.state.seconds;
   if (c.state.epochs_done != epochs_before || c.state.steps_done != steps_before) c.choices = {};  // trained on
   if (!result.finished) save_checkpoint(c, result.checkpoint);
-  else if (c.choices.on_kept) reuse_choices_on_kept(c.choices, result, progress);
+  else if (!any_process(run.share, !c.choices.on_kept)) reuse_choices_on_kept(c.choices, result, progress);
   else finish_run(data, run, model_options.prover.k_facts, combine_on_dev, c, result, progress, kept_dev);
   result.epochs_done = c.state.epochs_done;
   result.steps_done = c.state.steps_done;
@@ -419,7 +422,7 @@ void choose_kept_mined_rules(const TrainingData& data, const RunOptions& run, Ru
                              std::ostream* progress) {
   const std::string checkpoint = checkpoint_path(run.model_path);
   Checkpoint c = load_checkpoint(checkpoint);
-  if (c.choices.mined_rules) {
+  if (!any_process(run.share, !c.choices.mined_rules)) {  // every process recorded it (see reuse_choices_on_kept)
     if (progress) *progress << "the mined rules were chosen on dev before: kept" << std::endl;
     result.mined_rules = c.choices.mined;
     return;
