@@ -33,6 +33,8 @@ void check_share(const ProcessShare& share);
 
 // Whether any process of the group says `mine` (a collective call; alone, mine).
 bool any_process(const ProcessShare& share, bool mine);
+// Whether every process of the group says `mine` (the same, collective).
+inline bool every_process(const ProcessShare& share, bool mine) { return !any_process(share, !mine); }
 
 // The items of `n` that `share` takes: index, index + count, ... Dealt in
 // turn, not cut in blocks, so that neighbouring items (a fact and its

@@ -20,6 +20,8 @@ CandidatesOnDev measure_candidates_on_dev(const std::vector<const Model*>& model
                                           const ChoiceLimits& limits, std::ostream* progress) {
   if (models.empty() || models.size() != data.size())
     throw std::invalid_argument("measure_candidates_on_dev: one training data a model");
+  for (const TrainingData* d : data)
+    if (d->dev != data.front()->dev) throw std::invalid_argument("measure_candidates_on_dev: the dev facts differ");
   struct Candidate {
     ScoreOptions final_scoring, proofs_scoring;  // the exact index, as `ntp eval` ranks; built once for both
     std::unordered_set<Atom, AtomHash> known;

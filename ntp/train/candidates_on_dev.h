@@ -1,8 +1,8 @@
 // ntp/train/candidates_on_dev.h: finished runs compared on the same dev facts.
 //
 // A choice that trains one model per candidate (an L2 value, the file's
-// templates or mined ones: train.h) keeps the one whose final model ranks
-// dev best. The models are ranked on the same dev atoms in the same rounds
+// templates or mined ones: train.h) keeps one by how the final models rank
+// dev (the best; for templates, template_candidate_kept). The models are ranked on the same dev atoms in the same rounds
 // (rank_in_rounds), each round under every model in turn, so that however a
 // time budget or a stop ends the rounds, every candidate has been measured
 // on the same atoms, and paired differences can tell a gain from noise.

@@ -26,6 +26,17 @@ double read_f64(Reader& r) {
 
 std::string checkpoint_path(const std::string& model_path) { return model_path + ".ckpt"; }
 
+std::uint64_t file_fingerprint(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return 0;
+  std::uint64_t hash = 1469598103934665603ull;  // FNV-1a's offset basis and prime
+  char block[1 << 16];
+  while (in.read(block, sizeof block) || in.gcount() > 0)
+    for (std::streamsize i = 0; i < in.gcount(); ++i)
+      hash = (hash ^ static_cast<unsigned char>(block[i])) * 1099511628211ull;
+  return hash;
+}
+
 void save_checkpoint(const Checkpoint& c, const std::string& path) {
   write_atomically(path, [&](std::ostream& out) {
     Writer w(out);
@@ -52,6 +63,8 @@ void save_checkpoint(const Checkpoint& c, const std::string& path) {
     w.str(made.width);
     w.str(made.combine);
     w.str(made.mined);
+    w.str(made.asked);
+    w.bytes(&made.model_file, sizeof made.model_file);
     write_model(c.model, out);  // last: its reader bounds counts by the bytes left
   });
 }
@@ -102,6 +115,8 @@ Checkpoint load_checkpoint(std::istream& in, const std::string& path) {
       made.width = r.str();
       made.combine = r.str();
       made.mined = r.str();
+      made.asked = r.str();
+      r.bytes(&made.model_file, sizeof made.model_file);
     }
   }
   c.model = load_model(in, path);

@@ -15,6 +15,7 @@
 #include "ntp/model/model.h"
 #include "ntp/train/training_state.h"
 
+#include <cstdint>
 #include <string>
 
 namespace ntp {
@@ -22,14 +23,21 @@ namespace ntp {
 // The choices made on dev once training ended (train.h), recorded when each
 // is done and the model file holds it, so that resuming a finished run
 // (one stopped in a later choice, or in another candidate's run) does not
-// make them again; training on clears them. The descriptions are
-// RunResult's (empty: none to make).
+// make them again. They are trusted only for the same choices asked and a
+// model file whose bytes are still those recorded (not rewritten by a later
+// step, a better epoch or another hand); training on clears them. The
+// descriptions are RunResult's (empty: none to make).
 struct ChoicesMade {
   bool on_kept = false;      // the proof search width and the combine rule
   std::string width, combine;
   bool mined_rules = false;  // the mined rules beside the model
   std::string mined;
+  std::string asked;         // which choices the run asked for, as train.cpp writes it
+  std::uint64_t model_file = 0;  // file_fingerprint of the model file once they were made
 };
+
+// A 64-bit FNV-1a hash of the bytes of the file at `path`; 0 if it cannot be read.
+std::uint64_t file_fingerprint(const std::string& path);
 
 struct Checkpoint {
   std::string settings;     // training_settings(): a resumed run must have the same

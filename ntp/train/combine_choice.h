@@ -40,7 +40,7 @@ constexpr double kQuickRoundSeconds = 2;
 // budget) at the pace so far is not started, and the dev atoms measured so
 // far decide; a raised `stop` ends it at the next round, keeping the best
 // rule so far (the model's own with no round done), which train() then
-// throws away (a stopped run makes its choices again when resumed).
+// throws away (a stopped run makes that choice again when resumed).
 // In a group of processes (`share`), each makes the same choice: the rounds
 // end for all of them where one's budget or stop ends them.
 struct ChoiceLimits {

@@ -235,8 +235,8 @@ struct RunOptions {
   bool dev_from_train = false;
   // May be raised at any time (by a signal handler): the run finishes its
   // step, writes the checkpoint and returns (in a choice on dev after
-  // training, its round; the run is unfinished and --resume makes the
-  // choices again). Null: the run is never stopped.
+  // training, its round; the run is unfinished and --resume makes that
+  // choice again). Null: the run is never stopped.
   const std::atomic<bool>* stop = nullptr;
   // The processes training together (`mpirun -np R ntp train`): each proves
   // its share of every step's goals, and all of them hold the same model

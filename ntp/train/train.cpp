@@ -166,7 +166,7 @@ void announce_choice(std::ostream* progress, const std::string& what, const Trai
 // than asked, is not kept, and --resume makes it again in full, as a stop
 // during training resumes the training. Says so; `result` is unfinished.
 void stopped_choosing(RunResult& result, std::ostream* progress) {
-  if (progress) *progress << "stopped while choosing on dev: --resume makes the choices again" << std::endl;
+  if (progress) *progress << "stopped while choosing on dev: --resume makes this choice again" << std::endl;
   result.finished = false;
 }
 
@@ -198,15 +198,32 @@ void choose_on_kept(const TrainingData& data, const RunOptions& run, int trained
   if (!result.width_choice.empty() || combine_on_dev) save_model(kept, run.model_path);
 }
 
-// A finished run resumed whose checkpoint records the width and combine
-// choices made: its model file holds them, and they are not made again. In
-// a group, only when every process's checkpoint records them (a choice
-// ranks dev together, so all make it or none).
+// Which choices a run asks for on its finished model, as ChoicesMade::asked
+// records them: a record made under other options is not trusted.
+std::string choices_asked(const RunOptions& run, bool combine_on_dev) {
+  return std::string("combine on dev ") + (combine_on_dev ? "yes" : "no") + ", mined rules on dev " +
+         (run.mined_rules_on_dev ? "yes" : "no");
+}
+
+// Whether a finished run resumed has made its width and combine choices:
+// its checkpoint records them, made under the same options, for the model
+// file as it is. In a group, only when every process's checkpoint does (a
+// choice ranks dev together, so all make it or none).
+bool choices_on_kept_made(const ChoicesMade& made, const RunOptions& run, bool combine_on_dev) {
+  const bool mine = made.on_kept && made.asked == choices_asked(run, combine_on_dev) &&
+                    made.model_file == file_fingerprint(run.model_path);
+  return every_process(run.share, mine);
+}
+
+// Their descriptions, for a run that need not make them again.
 void reuse_choices_on_kept(const ChoicesMade& made, RunResult& result, std::ostream* progress) {
   result.width_choice = made.width;
   result.combine_choice = made.combine;
+  const std::string what = made.width.empty()     ? "combine rule was"
+                           : made.combine.empty() ? "width was"
+                                                  : "width and combine rule were";
   if (progress && !(made.width.empty() && made.combine.empty()))
-    *progress << "the width and combine rule were chosen on dev before: kept" << std::endl;
+    *progress << "the " << what << " chosen on dev before: kept" << std::endl;
 }
 
 // The end of a finished run: its model file, then the choices made on it
@@ -219,6 +236,8 @@ void finish_run(const TrainingData& data, const RunOptions& run, int trained_k, 
   c.choices.on_kept = true;
   c.choices.width = result.width_choice;
   c.choices.combine = result.combine_choice;
+  c.choices.asked = choices_asked(run, combine_on_dev);
+  c.choices.model_file = file_fingerprint(run.model_path);
   save_checkpoint(c, result.checkpoint);
 }
 
@@ -253,7 +272,7 @@ RunResult train_one(const TrainingData& data, const ModelOptions& model_options,
   result.training_seconds = c.state.seconds;
   if (c.state.epochs_done != epochs_before || c.state.steps_done != steps_before) c.choices = {};  // trained on
   if (!result.finished) save_checkpoint(c, result.checkpoint);
-  else if (!any_process(run.share, !c.choices.on_kept)) reuse_choices_on_kept(c.choices, result, progress);
+  else if (choices_on_kept_made(c.choices, run, combine_on_dev)) reuse_choices_on_kept(c.choices, result, progress);
   else finish_run(data, run, model_options.prover.k_facts, combine_on_dev, c, result, progress, kept_dev);
   result.epochs_done = c.state.epochs_done;
   result.steps_done = c.state.steps_done;
@@ -316,14 +335,14 @@ RunResult train_with_l2(const TrainingData& data, const ModelOptions& model_opti
 // facts: every model ranked on the same atoms in rounds, within `limits`
 // (candidates_on_dev.h); *done gets how far they got. A labelled file: each
 // model's accuracy on it, measured by its own combine choice when it made
-// one (`labelled[i]` >= 0).
+// one (`combine_metric[i]` >= 0).
 std::vector<double> l2_candidates_on_dev(const TrainingData& data, const std::vector<std::string>& paths,
-                                         const std::vector<double>& labelled, const ChoiceLimits& limits,
+                                         const std::vector<double>& combine_metric, const ChoiceLimits& limits,
                                          std::ostream* progress, RoundsDone* done) {
   std::vector<double> metrics;
   if (!data.dev_labelled.empty()) {
     for (std::size_t i = 0; i < paths.size(); ++i)
-      metrics.push_back(labelled[i] >= 0 ? labelled[i] : dev_metric_with_kept_rules(load_model(paths[i]), data));
+      metrics.push_back(combine_metric[i] >= 0 ? combine_metric[i] : dev_metric_with_kept_rules(load_model(paths[i]), data));
     done->atoms = dev_atoms_measured(data, kCombineChoiceDevAtoms);
     return metrics;
   }
@@ -346,7 +365,7 @@ RunResult train_choosing_l2(const TrainingData& data, const ModelOptions& model_
   const std::vector<double>& values = run.l2_choices;
   std::vector<RunResult> results(values.size());
   std::vector<std::string> paths, suffixes;
-  std::vector<double> labelled(values.size(), -1);  // a labelled dev file's accuracy, if a combine choice measured it
+  std::vector<double> combine_metric(values.size(), -1);  // each combine choice's metric, if one was made
   double training_seconds = 0;
   for (std::size_t i = 0; i < values.size(); ++i) {
     RunOptions one_run = run;
@@ -354,7 +373,7 @@ RunResult train_choosing_l2(const TrainingData& data, const ModelOptions& model_
     if (!run.log_path.empty()) one_run.log_path = l2_candidate_path(run.log_path, values[i]);
     one_run.resume = run.resume && std::ifstream(checkpoint_path(one_run.model_path)).good();
     if (progress) *progress << "L2 " << format_number(values[i]) << " (" << i + 1 << " of " << values.size() << ")\n";
-    results[i] = train_with_l2(data, model_options, options, one_run, values[i], progress, &labelled[i]);
+    results[i] = train_with_l2(data, model_options, options, one_run, values[i], progress, &combine_metric[i]);
     if (!results[i].finished) return results[i];
     training_seconds += results[i].training_seconds;
     paths.push_back(one_run.model_path);
@@ -363,7 +382,7 @@ RunResult train_choosing_l2(const TrainingData& data, const ModelOptions& model_
   const ChoiceLimits limits = choice_limits(run, training_seconds);
   if (data.dev_labelled.empty()) announce_choice(progress, "L2", data, limits);
   RoundsDone done;
-  const std::vector<double> metrics = l2_candidates_on_dev(data, paths, labelled, limits, progress, &done);
+  const std::vector<double> metrics = l2_candidates_on_dev(data, paths, combine_metric, limits, progress, &done);
   if (done.stopped) {
     stopped_choosing(results.back(), progress);
     return results.back();
@@ -417,25 +436,31 @@ RunResult train_model(const TrainingData& data, const ModelOptions& model_option
 // The trained model's mined rules and their weight, kept when dev says so
 // and saved with it; described in `result` (a stop: stopped_choosing).
 // Made once: the run's checkpoint records it (ChoicesMade), and a finished
-// run resumed keeps what it recorded.
+// run resumed keeps what it recorded for the model file as it is (in a
+// group, when every process recorded it).
 void choose_kept_mined_rules(const TrainingData& data, const RunOptions& run, RunResult& result,
                              std::ostream* progress) {
   const std::string checkpoint = checkpoint_path(run.model_path);
   Checkpoint c = load_checkpoint(checkpoint);
-  if (!any_process(run.share, !c.choices.mined_rules)) {  // every process recorded it (see reuse_choices_on_kept)
+  const bool recorded = c.choices.mined_rules && c.choices.model_file == file_fingerprint(run.model_path);
+  if (every_process(run.share, recorded)) {
     if (progress) *progress << "the mined rules were chosen on dev before: kept" << std::endl;
     result.mined_rules = c.choices.mined;
     return;
   }
   Model kept = load_model(run.model_path);
+  const bool stale = !kept.mined_rules.empty();  // a best epoch's file (--keep best) may hold an earlier run's
+  kept.mined_rules.clear();
+  kept.mined_rule_weight = Model().mined_rule_weight;
   const ChoiceLimits limits = choice_limits(run, result.training_seconds);
   if (progress) *progress << "mining rules and ranking dev with them (at most " << format_duration(limits.seconds) << ")" << std::endl;
   const MinedRulesChoice choice = choose_mined_rules(kept, data, kCombineChoiceDevAtoms, progress, limits);
   if (choice.stopped) return stopped_choosing(result, progress);
-  if (choice.kept) save_model(kept, run.model_path);
+  if (choice.kept || stale) save_model(kept, run.model_path);
   result.mined_rules = describe(choice);
   c.choices.mined_rules = true;
   c.choices.mined = result.mined_rules;
+  c.choices.model_file = file_fingerprint(run.model_path);
   save_checkpoint(c, checkpoint);
 }
 

@@ -84,7 +84,7 @@ TEST_CASE("a stopped and resumed epoch loop gives the model of an uninterrupted 
      // choices) still load: time unknown (0), no choice made.
     std::ifstream in(path, std::ios::binary);
     const std::string v3(std::istreambuf_iterator<char>(in), {});
-    const std::size_t model_bytes = bytes_of(model).size(), choices_bytes = 4 + 3 * 4;  // flags, three empty strings
+    const std::size_t model_bytes = bytes_of(model).size(), choices_bytes = 4 + 4 * 4 + 8;  // flags, four empty strings, a fingerprint
     for (const int version : {1, 2}) {
       const std::size_t cut = choices_bytes + (version == 1 ? 8 : 0);
       std::string old_bytes = v3.substr(0, v3.size() - model_bytes - cut) + v3.substr(v3.size() - model_bytes);
@@ -105,6 +105,8 @@ TEST_CASE("a stopped and resumed epoch loop gives the model of an uninterrupted 
     made.choices.width = "2 (dev mrr ...)";
     made.choices.mined_rules = true;
     made.choices.mined = "not kept: ...";
+    made.choices.asked = "combine on dev yes, mined rules on dev yes";
+    made.choices.model_file = 0x0123456789abcdefull;
     ntp::save_checkpoint(made, path + ".made");
     const ntp::Checkpoint back = ntp::load_checkpoint(path + ".made");
     CHECK(back.choices.on_kept);
@@ -112,6 +114,8 @@ TEST_CASE("a stopped and resumed epoch loop gives the model of an uninterrupted 
     CHECK(back.choices.combine.empty());
     CHECK(back.choices.mined_rules);
     CHECK(back.choices.mined == made.choices.mined);
+    CHECK(back.choices.asked == made.choices.asked);
+    CHECK(back.choices.model_file == made.choices.model_file);
     std::remove((path + ".made").c_str());
   }
   stop = false;
@@ -395,13 +399,17 @@ TEST_CASE("several L2 values: one run each, the best on dev kept byte for byte, 
   run.resume = false;
   run.stop = &stop_ranking;
   CHECK(!ntp::train(data, small_model_options(), options(4), run, &progress).finished);
-  CHECK(buffer.str().find("stopped while choosing on dev: --resume makes the choices again") != std::string::npos);
+  CHECK(buffer.str().find("stopped while choosing on dev: --resume makes this choice again") != std::string::npos);
   CHECK(!std::ifstream(run.model_path));
   for (double v : values) CHECK(std::ifstream(ntp::l2_candidate_path(run.model_path, v)).good());
   run.stop = nullptr;
   run.resume = true;
-  const ntp::RunResult resumed_choice = ntp::train(data, small_model_options(), options(4), run, nullptr);
+  std::ostringstream said;
+  const ntp::RunResult resumed_choice = ntp::train(data, small_model_options(), options(4), run, &said);
   CHECK(resumed_choice.l2_choice == chosen.l2_choice);
+  // Each value's own choices, made before the stop, are kept.
+  CHECK(said.str().find("chosen on dev before: kept") != std::string::npos);
+  CHECK(said.str().find("choosing the proof search width") == std::string::npos);
   CHECK(bytes_of(ntp::load_model(run.model_path)) == alone[best]);
   remove_run_files(run.model_path);
 

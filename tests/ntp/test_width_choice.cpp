@@ -166,16 +166,26 @@ TEST_CASE("a run with dev facts keeps the width in its model file, and trains an
   CHECK(said.str().find("choosing the proof search width") == std::string::npos);
   CHECK(said.str().find("chosen on dev before: kept") != std::string::npos);
   CHECK(ntp::load_model(run.model_path).prover.k_facts == chosen);
-  // One whose record is missing (stopped in its choices) makes the choice
-  // again from training's k, not from the width its model file holds
-  // (here 8, as if chosen before).
-  recorded.choices = {};
-  ntp::save_checkpoint(recorded, ntp::checkpoint_path(run.model_path));
+  // A model file that is no longer the one recorded (here its width set to
+  // 8 by another hand) makes the choice again, from training's k.
   kept.prover.k_facts = 8;
   ntp::save_model(kept, run.model_path);
-  const ntp::RunResult again = ntp::train(data, model_options(), t, run, nullptr);
+  std::ostringstream again_said;
+  const ntp::RunResult again = ntp::train(data, model_options(), t, run, &again_said);
+  CHECK(again_said.str().find("choosing the proof search width") != std::string::npos);
   CHECK(again.width_choice == result.width_choice);
   CHECK(ntp::load_model(run.model_path).prover.k_facts == chosen);
+  // Training on (one more epoch) clears the record and makes the choice
+  // again, on the new model, recording it anew.
+  ntp::TrainOptions three = t;
+  three.epochs = 3;
+  std::ostringstream more_said;
+  CHECK(ntp::train(data, model_options(), three, run, &more_said).finished);
+  CHECK(more_said.str().find("choosing the proof search width") != std::string::npos);
+  const ntp::Checkpoint after = ntp::load_checkpoint(ntp::checkpoint_path(run.model_path));
+  CHECK(after.state.epochs_done == 3);
+  CHECK(after.choices.on_kept);
+  CHECK(after.choices.model_file == ntp::file_fingerprint(run.model_path));
   std::remove(run.model_path.c_str());
   std::remove(ntp::checkpoint_path(run.model_path).c_str());
 }
@@ -210,7 +220,7 @@ TEST_CASE("a stop asked while a choice ranks dev leaves the run unfinished, and 
     const ntp::RunResult stopped = ntp::train(data, model_options(), t, run, &progress);
     CHECK(!stopped.finished);
     CHECK(stopped.epochs_done == 2);
-    CHECK(buffer.str().find("stopped while choosing on dev: --resume makes the choices again") != std::string::npos);
+    CHECK(buffer.str().find("stopped while choosing on dev: --resume makes this choice again") != std::string::npos);
     // The model file holds the choices finished before the stop, and not
     // the one stopped (raised as it starts, so before its first atom: the
     // rounds' own tests stop one after a round).
