@@ -3,7 +3,6 @@
 #include "ntp/train/candidates_on_dev.h"
 
 #include "ntp/eval/evaluate.h"
-#include "ntp/eval/ranking.h"
 #include "ntp/index/make_fact_index.h"
 #include "ntp/train/dev_metric.h"
 #include "ntp/train/mined_rules_choice.h"
@@ -25,7 +24,6 @@ CandidatesOnDev measure_candidates_on_dev(const std::vector<const Model*>& model
   struct Candidate {
     ScoreOptions final_scoring, proofs_scoring;  // the exact index, as `ntp eval` ranks; built once for both
     std::unordered_set<Atom, AtomHash> known;
-    std::vector<double> final_reciprocal, proofs_reciprocal;  // [side]
   };
   std::vector<Candidate> candidates(models.size());
   for (std::size_t i = 0; i < models.size(); ++i) {
@@ -35,24 +33,28 @@ CandidatesOnDev measure_candidates_on_dev(const std::vector<const Model*>& model
     c.proofs_scoring.source = ScoreSource::ProofOnly;
     c.known = filter_set(*models[i], data[i]->dev);
   }
-  CandidatesOnDev measured;
+  // Variants, in order: each model's final ranking, then (if asked) its proofs alone.
+  const std::size_t per_model = proofs_alone ? 2 : 1;
   const std::vector<Atom> atoms = dev_facts_measured(*data.front(), kCombineChoiceDevAtoms);
-  measured.done = rank_in_rounds(atoms, limits, progress, "under each candidate", [&](const std::vector<Atom>& round) {
-    for (std::size_t i = 0; i < models.size(); ++i) {
-      Candidate& c = candidates[i];
-      for (double r : reciprocal_ranks(rank_with_kept_rules(*models[i], *data[i], round, c.known, c.final_scoring)))
-        c.final_reciprocal.push_back(r);
-      if (!proofs_alone) continue;
-      for (double r : reciprocal_ranks(evaluate_ranking(*models[i], round, c.known, c.proofs_scoring)))
-        c.proofs_reciprocal.push_back(r);
-    }
-  });
+  ReciprocalsInRounds gathered = reciprocals_in_rounds(
+      atoms, limits, progress, "under each candidate", models.size() * per_model, [&](const std::vector<Atom>& round) {
+        std::vector<RankingResult> each;
+        for (std::size_t i = 0; i < models.size(); ++i) {
+          const Candidate& c = candidates[i];
+          each.push_back(rank_with_kept_rules(*models[i], *data[i], round, c.known, c.final_scoring));
+          if (proofs_alone) each.push_back(evaluate_ranking(*models[i], round, c.known, c.proofs_scoring));
+        }
+        return each;
+      });
+  CandidatesOnDev measured;
+  measured.done = gathered.done;
   if (measured.done.atoms == 0) return measured;
-  for (Candidate& c : candidates) {
+  for (std::size_t i = 0; i < models.size(); ++i) {
     CandidateOnDev one;
-    one.final_mrr = mean_of(c.final_reciprocal);
-    if (proofs_alone) one.proofs_mrr = mean_of(c.proofs_reciprocal);
-    one.reciprocal = std::move(c.final_reciprocal);
+    std::vector<double>& final_sides = gathered.reciprocal[i * per_model];
+    one.final_mrr = mean_of(final_sides);
+    if (proofs_alone) one.proofs_mrr = mean_of(gathered.reciprocal[i * per_model + 1]);
+    one.reciprocal = std::move(final_sides);
     measured.candidates.push_back(std::move(one));
   }
   return measured;

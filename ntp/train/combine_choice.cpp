@@ -93,6 +93,20 @@ RoundsDone rank_in_rounds(const std::vector<Atom>& atoms, const ChoiceLimits& li
   return done;
 }
 
+ReciprocalsInRounds reciprocals_in_rounds(
+    const std::vector<Atom>& atoms, const ChoiceLimits& limits, std::ostream* progress, const std::string& what,
+    std::size_t variants, const std::function<std::vector<RankingResult>(const std::vector<Atom>&)>& rank_round) {
+  ReciprocalsInRounds gathered;
+  gathered.reciprocal.resize(variants);
+  gathered.done = rank_in_rounds(atoms, limits, progress, what, [&](const std::vector<Atom>& round) {
+    const std::vector<RankingResult> ranked = rank_round(round);
+    if (ranked.size() != variants) throw std::logic_error("reciprocals_in_rounds: one ranking a variant");
+    for (std::size_t v = 0; v < variants; ++v)
+      for (const SideRank& side : ranked[v].ranks) gathered.reciprocal[v].push_back(1 / side.mean);
+  });
+  return gathered;
+}
+
 std::string rounds_cut_note(bool over_budget, bool stopped, std::size_t atoms) {
   if (over_budget) return " (the time budget ran out: " + atoms_text(atoms) + " measured)";
   if (stopped) return " (stopped after " + atoms_text(atoms) + ")";
@@ -105,17 +119,20 @@ VariantsMeasured measure_variants(Model& model, const TrainingData& data, const 
                                   const std::function<void(Model&, std::size_t)>& apply) {
   const std::vector<Atom> atoms = dev_facts_measured(data, max_dev_atoms);
   const auto known = filter_set(model, data.dev);
-  std::vector<std::vector<double>> reciprocal(variants);
+  ReciprocalsInRounds gathered =
+      reciprocals_in_rounds(atoms, limits, progress, what, variants, [&](const std::vector<Atom>& round) {
+        std::vector<RankingResult> each;
+        for (std::size_t v = 0; v < variants; ++v) {
+          apply(model, v);
+          each.push_back(evaluate_ranking(model, round, known, scoring));
+        }
+        return each;
+      });
   VariantsMeasured measured;
-  measured.done = rank_in_rounds(atoms, limits, progress, what, [&](const std::vector<Atom>& round) {
-    for (std::size_t v = 0; v < variants; ++v) {
-      apply(model, v);
-      for (const SideRank& side : evaluate_ranking(model, round, known, scoring).ranks) reciprocal[v].push_back(1 / side.mean);
-    }
-  });
+  measured.done = gathered.done;
   if (measured.done.atoms == 0) return measured;
-  for (const std::vector<double>& sides : reciprocal) measured.mrr.push_back(mean_of(sides));
-  measured.reciprocal = std::move(reciprocal);
+  for (const std::vector<double>& sides : gathered.reciprocal) measured.mrr.push_back(mean_of(sides));
+  measured.reciprocal = std::move(gathered.reciprocal);
   return measured;
 }
 

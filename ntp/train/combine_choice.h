@@ -10,6 +10,7 @@
 #pragma once
 
 #include "ntp/eval/evaluate.h"
+#include "ntp/eval/ranking.h"
 #include "ntp/kb/process_share.h"
 #include "ntp/model/model.h"
 #include "ntp/train/training_data.h"
@@ -64,6 +65,21 @@ struct RoundsDone {
 // the choices made on dev after training (this one, mined_rules_choice.h).
 RoundsDone rank_in_rounds(const std::vector<Atom>& atoms, const ChoiceLimits& limits, std::ostream* progress,
                           const std::string& what, const std::function<void(const std::vector<Atom>&)>& rank_round);
+
+// Each variant's reciprocal ranks over the rounds, [variant][side], in side
+// order (subject then object, atom by atom), and how far the rounds got.
+struct ReciprocalsInRounds {
+  RoundsDone done;
+  std::vector<std::vector<double>> reciprocal;
+};
+// rank_in_rounds, where `rank_round` ranks a round's atoms once per variant
+// (`variants` rankings, in the same order every round). What every choice
+// ranked in rounds gathers: summed only at the end, in side order (mean_of,
+// rule_choice.h), so that its figures do not depend on how the sides were
+// split into rounds.
+ReciprocalsInRounds reciprocals_in_rounds(
+    const std::vector<Atom>& atoms, const ChoiceLimits& limits, std::ostream* progress, const std::string& what,
+    std::size_t variants, const std::function<std::vector<RankingResult>(const std::vector<Atom>&)>& rank_round);
 
 // What a choice's description adds when its rounds ended early: " (the
 // time budget ran out: N atoms measured)", " (stopped after N atoms)", or "".

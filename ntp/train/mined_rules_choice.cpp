@@ -66,20 +66,6 @@ RuleSetChoice rules_to_try(const TrainingData& data, const std::vector<Atom>& me
   return choose_rule_set(data.kb, std::move(sets), measured, known);
 }
 
-// Each side's reciprocal rank, over the sides ranked so far, in side
-// order: the model alone, then each weight tried (infinity first: the
-// rules first). Summed only at the end, in side order, so that the sums do
-// not depend on how the sides were split into rounds.
-struct Reciprocals {
-  std::vector<double> alone;
-  std::vector<std::vector<double>> with_rules;  // [weight][side]
-};
-
-void append_reciprocals(const RankingResult& r, std::vector<double>& to) {
-  const std::vector<double> each = reciprocal_ranks(r);
-  to.insert(to.end(), each.begin(), each.end());
-}
-
 // The weights `model` tries: infinity, and the finite ones where scoring
 // every constant of a side is cheap: on a small KB, or when the model scores
 // with ComplEx alone (one product a constant, no proofs).
@@ -91,37 +77,37 @@ std::vector<double> weights_to_try(const Model& model) {
   return weights;
 }
 
-// One round: each weight's and the model's reciprocal ranks on `round`, appended.
-void rank_round(const Model& model, const std::vector<MinedRule>& rules, const std::vector<double>& weights,
-                const std::vector<Atom>& round, const std::unordered_set<Atom, AtomHash>& known,
-                const ScoreOptions& scoring, Reciprocals& sum) {
-  RankingResult alone;
-  append_reciprocals(rank_rules_first(model, rules, round, known, scoring, RuleAggregation::Max, {}, &alone),
-                     sum.with_rules[0]);
-  append_reciprocals(alone, sum.alone);
+// One round's rankings: the model alone, then with the rules under each
+// weight (infinity first: the rules first).
+std::vector<RankingResult> rank_round(const Model& model, const std::vector<MinedRule>& rules,
+                                      const std::vector<double>& weights, const std::vector<Atom>& round,
+                                      const std::unordered_set<Atom, AtomHash>& known, const ScoreOptions& scoring) {
+  std::vector<RankingResult> each(2);
+  each[1] = rank_rules_first(model, rules, round, known, scoring, RuleAggregation::Max, {}, &each[0]);
   const std::vector<double> finite(weights.begin() + 1, weights.end());
-  if (!finite.empty()) {
-    const std::vector<RankingResult> added = rank_with_rule_evidence(model, rules, finite, round, known, scoring);
-    for (std::size_t w = 0; w < added.size(); ++w) append_reciprocals(added[w], sum.with_rules[1 + w]);
-  }
+  if (!finite.empty())
+    for (RankingResult& added : rank_with_rule_evidence(model, rules, finite, round, known, scoring))
+      each.push_back(std::move(added));
+  return each;
 }
 
 // Ranks `atoms` round by round, with and without the rules, until all are
-// done or the limits end it.
-Reciprocals measure_weights(const Model& model, const std::vector<MinedRule>& rules, const std::vector<double>& weights,
-                           const std::vector<Atom>& atoms, const std::unordered_set<Atom, AtomHash>& known,
-                           const ChoiceLimits& limits, std::ostream* progress, MinedRulesChoice& choice) {
+// done or the limits end it: each side's reciprocal rank, [0] the model
+// alone, [1 + w] with weights[w].
+std::vector<std::vector<double>> measure_weights(const Model& model, const std::vector<MinedRule>& rules,
+                                                 const std::vector<double>& weights, const std::vector<Atom>& atoms,
+                                                 const std::unordered_set<Atom, AtomHash>& known,
+                                                 const ChoiceLimits& limits, std::ostream* progress,
+                                                 MinedRulesChoice& choice) {
   ScoreOptions scoring;
   scoring.facts = make_fact_index(model, "exact");  // as `ntp eval` ranks
-  Reciprocals sum;
-  sum.with_rules.resize(weights.size());
-  const RoundsDone done = rank_in_rounds(atoms, limits, progress, "with and without the rules", [&](const std::vector<Atom>& round) {
-    rank_round(model, rules, weights, round, known, scoring, sum);
-  });
-  choice.dev_atoms = done.atoms;
-  choice.over_budget = done.over_budget;
-  choice.stopped = done.stopped;
-  return sum;
+  ReciprocalsInRounds gathered = reciprocals_in_rounds(
+      atoms, limits, progress, "with and without the rules", 1 + weights.size(),
+      [&](const std::vector<Atom>& round) { return rank_round(model, rules, weights, round, known, scoring); });
+  choice.dev_atoms = gathered.done.atoms;
+  choice.over_budget = gathered.done.over_budget;
+  choice.stopped = gathered.done.stopped;
+  return std::move(gathered.reciprocal);
 }
 
 }  // namespace
@@ -139,14 +125,14 @@ MinedRulesChoice choose_mined_rules(Model& model, const TrainingData& data, std:
   choice.stopped = any_process(limits.share, limits.stop != nullptr && limits.stop->load());
   if (choice.stopped || set.kept.empty()) return choice;
   const std::vector<double> weights = weights_to_try(model);
-  const Reciprocals sum =
+  const std::vector<std::vector<double>> reciprocal =
       measure_weights(model, set.kept, weights, atoms, filter_set(model, data.dev), limits, progress, choice);
-  if (sum.alone.empty()) return choice;
+  if (reciprocal[0].empty()) return choice;
   choice.measured = true;
-  choice.model_alone = mean_of(sum.alone);
+  choice.model_alone = mean_of(reciprocal[0]);
   double best = choice.model_alone;
   for (std::size_t w = 0; w < weights.size(); ++w) {
-    choice.weights.emplace_back(weights[w], mean_of(sum.with_rules[w]));
+    choice.weights.emplace_back(weights[w], mean_of(reciprocal[1 + w]));
     if (choice.weights.back().second > best) best = choice.weights.back().second, choice.chosen_weight = weights[w];
   }
   choice.kept = best > choice.model_alone;

@@ -608,7 +608,7 @@ std::string describe_candidate(const std::string& name, const TrainingData& mine
 RunResult train_choosing_templates(const TrainingData& data, const TrainingData& mined, const ModelOptions& model_options,
                                    const TrainOptions& options, const RunOptions& run, std::ostream* progress) {
   std::vector<RunResult> results;
-  std::vector<std::string> suffixes, names;
+  std::vector<std::string> suffixes, names, paths;
   std::vector<const TrainingData*> trained_on;
   double training_seconds = 0;
   for (const std::string name : kTemplateCandidates) {
@@ -620,12 +620,12 @@ RunResult train_choosing_templates(const TrainingData& data, const TrainingData&
     training_seconds += results.back().training_seconds;
     suffixes.push_back(template_candidate_path("", name));
     names.push_back(name);
+    paths.push_back(one.model_path);
     trained_on.push_back(&candidate);
   }
   const ChoiceLimits limits = choice_limits(run, training_seconds);
   announce_choice(progress, "the templates", data, limits);
-  const Model file_model = load_model(template_candidate_run(run, names[0]).model_path);
-  const Model mined_model = load_model(template_candidate_run(run, names[1]).model_path);
+  const Model file_model = load_model(paths[0]), mined_model = load_model(paths[1]);
   const CandidatesOnDev measured =
       measure_candidates_on_dev({&file_model, &mined_model}, trained_on, true, limits, progress);
   if (measured.done.stopped) {
