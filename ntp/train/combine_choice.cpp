@@ -62,21 +62,26 @@ bool would_overrun(const ChoiceLimits& limits, std::size_t done, std::size_t nex
 
 }  // namespace
 
+bool stop_asked(const ChoiceLimits& limits) {
+  return any_process(limits.share, limits.stop != nullptr && limits.stop->load());
+}
+
 RoundsDone rank_in_rounds(const std::vector<Atom>& atoms, const ChoiceLimits& limits, std::ostream* progress,
-                          const std::string& what, const std::function<void(const std::vector<Atom>&)>& rank_round) {
+                          const std::string& what, const std::function<bool(const std::vector<Atom>&)>& rank_round) {
   RoundsDone done;
   const Clock::time_point start = Clock::now();
   Clock::time_point shown = start;
   std::size_t round_size = 1;  // grows while rounds are quick (kQuickRoundSeconds)
   while (done.atoms < atoms.size()) {
-    done.stopped = any_process(limits.share, limits.stop != nullptr && limits.stop->load());
+    done.stopped = stop_asked(limits);
     const std::size_t end = std::min(atoms.size(), done.atoms + round_size);
     done.over_budget = !done.stopped && any_process(limits.share, would_overrun(limits, done.atoms, end - done.atoms,
                                                                                  seconds_since(start)));
     if (done.stopped || done.over_budget) break;
     const Clock::time_point round_start = Clock::now();
-    rank_round(std::vector<Atom>(atoms.begin() + static_cast<std::ptrdiff_t>(done.atoms),
-                                 atoms.begin() + static_cast<std::ptrdiff_t>(end)));
+    done.stopped = !rank_round(std::vector<Atom>(atoms.begin() + static_cast<std::ptrdiff_t>(done.atoms),
+                                                 atoms.begin() + static_cast<std::ptrdiff_t>(end)));
+    if (done.stopped) break;
     done.atoms = end;
     // Every process of a group agrees, so that their rounds stay the same.
     if (!any_process(limits.share, seconds_since(round_start) >= kQuickRoundSeconds))
@@ -100,9 +105,11 @@ ReciprocalsInRounds reciprocals_in_rounds(
   gathered.reciprocal.resize(variants);
   gathered.done = rank_in_rounds(atoms, limits, progress, what, [&](const std::vector<Atom>& round) {
     const std::vector<RankingResult> ranked = rank_round(round);
+    if (ranked.empty()) return false;  // cut short by a stop: nothing of the round is kept
     if (ranked.size() != variants) throw std::logic_error("reciprocals_in_rounds: one ranking a variant");
     for (std::size_t v = 0; v < variants; ++v)
       for (const SideRank& side : ranked[v].ranks) gathered.reciprocal[v].push_back(1 / side.mean);
+    return true;
   });
   return gathered;
 }
@@ -123,6 +130,7 @@ VariantsMeasured measure_variants(Model& model, const TrainingData& data, const 
       reciprocals_in_rounds(atoms, limits, progress, what, variants, [&](const std::vector<Atom>& round) {
         std::vector<RankingResult> each;
         for (std::size_t v = 0; v < variants; ++v) {
+          if (v > 0 && stop_asked(limits)) return std::vector<RankingResult>{};
           apply(model, v);
           each.push_back(evaluate_ranking(model, round, known, scoring));
         }

@@ -50,6 +50,10 @@ struct ChoiceLimits {
   ProcessShare share;
 };
 
+// Whether a stop was asked of any process of the group: a collective call,
+// which every process makes at the same points of the same rounds.
+bool stop_asked(const ChoiceLimits& limits);
+
 // How far a choice's rounds got before it ended.
 struct RoundsDone {
   std::size_t atoms = 0;     // dev atoms ranked
@@ -60,11 +64,15 @@ struct RoundsDone {
 // Hands `atoms` to `rank_round` in rounds (1, 2, 4, ... up to
 // kCombineChoiceRound atoms, as above), until all are ranked, the next
 // round would end past `limits.seconds` at the pace so far (one round is
-// always ranked) or `limits.stop` is raised. `progress` (may be null) gets "  ranked N/M dev
-// atoms WHAT  elapsed E  eta T" every 10 seconds and at the end. Shared by
-// the choices made on dev after training (this one, mined_rules_choice.h).
+// always ranked) or `limits.stop` is raised. `rank_round` returns false when
+// it ended its round early, between two rankings, because stop_asked said
+// so (a round ranks under several variants, and one ranking of one atom
+// can take half a minute): that round is not counted, and the rounds end as
+// stopped. `progress` (may be null) gets "  ranked N/M dev atoms WHAT
+// elapsed E  eta T" every 10 seconds and at the end. Shared by the choices
+// made on dev after training (this one, mined_rules_choice.h, candidates_on_dev.h).
 RoundsDone rank_in_rounds(const std::vector<Atom>& atoms, const ChoiceLimits& limits, std::ostream* progress,
-                          const std::string& what, const std::function<void(const std::vector<Atom>&)>& rank_round);
+                          const std::string& what, const std::function<bool(const std::vector<Atom>&)>& rank_round);
 
 // Each variant's reciprocal ranks over the rounds, [variant][side], in side
 // order (subject then object, atom by atom), and how far the rounds got.
@@ -73,7 +81,8 @@ struct ReciprocalsInRounds {
   std::vector<std::vector<double>> reciprocal;
 };
 // rank_in_rounds, where `rank_round` ranks a round's atoms once per variant
-// (`variants` rankings, in the same order every round). What every choice
+// (`variants` rankings, in the same order every round), or returns none
+// when it ended the round early for a stop (as above). What every choice
 // ranked in rounds gathers: summed only at the end, in side order (mean_of,
 // rule_choice.h), so that its figures do not depend on how the sides were
 // split into rounds.
@@ -88,7 +97,8 @@ std::string rounds_cut_note(bool over_budget, bool stopped, std::size_t atoms);
 // The MRR on the same dev atoms (at most `max_dev_atoms`, spread over the
 // dev file) of each of `variants` ways of scoring `model`, set up by
 // `apply(model, v)`: every round ranks its atoms under each variant in turn,
-// through rank_in_rounds. Both are empty when no round ran.
+// through rank_in_rounds, and a stop ends the round between two variants.
+// Both are empty when no round ran.
 struct VariantsMeasured {
   RoundsDone done;
   std::vector<double> mrr;                      // [variant]

@@ -493,6 +493,7 @@ TEST_CASE("a choice's rounds start at one atom and double while they are quick, 
   const ntp::RoundsDone done = ntp::rank_in_rounds(atoms, {}, nullptr, "", [&](const std::vector<ntp::Atom>& round) {
     sizes.push_back(round.size());
     for (const ntp::Atom& a : round) seen.push_back(a.args[0]);
+    return true;
   });
   CHECK(done.atoms == 70);
   CHECK_FALSE(done.over_budget);
@@ -507,26 +508,40 @@ TEST_CASE("a choice's rounds go on while the budget lasts, and the first is alwa
   ntp::ChoiceLimits limits;
   limits.seconds = 1e9;  // far off: every round is ranked
   std::size_t ranked = 0;
-  CHECK(ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>& r) { ranked += r.size(); }).atoms == 70);
+  CHECK(ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>& r) { ranked += r.size(); return true; }).atoms == 70);
   CHECK(ranked == 70);
   limits.seconds = 1e-9;  // gone at once: the first round only
   ranked = 0;
-  const ntp::RoundsDone cut = ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>& r) { ranked += r.size(); });
+  const ntp::RoundsDone cut = ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>& r) { ranked += r.size(); return true; });
   CHECK(cut.over_budget);
   CHECK(cut.atoms == 1);
   CHECK(ranked == 1);
 }
 
-TEST_CASE("a choice's rounds stop at the round after a stop is raised, and do not start one that would overrun") {
+TEST_CASE("a choice's rounds stop at the round after a stop is raised, or within a round that ends itself for it, and do not start one that would overrun") {
   const std::vector<ntp::Atom> atoms = numbered_atoms(70);
   std::atomic<bool> stop{false};
   ntp::ChoiceLimits limits;
   limits.stop = &stop;
   const ntp::RoundsDone stopped = ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>&) {
-    stop.store(true);  // raised during the first round
+    stop.store(true);  // raised during the first round, which goes on to its end
+    return true;
   });
   CHECK(stopped.stopped);
   CHECK(stopped.atoms == 1);
+
+  // A round that ends itself early for the stop (between two of its
+  // rankings) is not counted: the second round here.
+  stop.store(false);
+  int rounds = 0;
+  const ntp::RoundsDone cut = ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>&) {
+    if (++rounds < 2) return true;
+    stop.store(true);
+    return !ntp::stop_asked(limits);
+  });
+  CHECK(cut.stopped);
+  CHECK(cut.atoms == 1);
+  CHECK(rounds == 2);
 
   // An atom takes at least 50 ms: after the first, a round of two would end
   // past 0.12 s at that pace, so it is not started (a check of the time
@@ -535,6 +550,7 @@ TEST_CASE("a choice's rounds stop at the round after a stop is raised, and do no
   limits.seconds = 0.12;
   const ntp::RoundsDone paced = ntp::rank_in_rounds(atoms, limits, nullptr, "", [](const std::vector<ntp::Atom>& r) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50 * r.size()));
+    return true;
   });
   CHECK(paced.over_budget);
   CHECK(paced.atoms == 1);

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -133,6 +134,42 @@ TEST_CASE("the width choice stops with its budget or a stop, keeping the trained
   CHECK(stopped.stopped);
   CHECK(stopped.measured.empty());
   CHECK(m.prover.k_facts == 1);
+}
+
+TEST_CASE("a stop raised while a round ranks one width ends the round before the next width, and keeps nothing of it") {
+  const ntp::TrainingData data = data_with_dev();
+  ntp::Model m = ntp::new_model(data, model_options());
+  ntp::ScoreOptions proofs;
+  proofs.source = ntp::ScoreSource::ProofOnly;
+  std::atomic<bool> stop{false};
+  ntp::ChoiceLimits limits;
+  limits.stop = &stop;
+  const int widths[] = {1, 2, 4, 8};
+  std::vector<std::size_t> applied;
+  int stop_in_round = 1;  // the stop is raised while this round ranks its first width
+  int round = 0;
+  const auto apply = [&](ntp::Model& model, std::size_t w) {
+    if (w == 0) ++round;
+    if (w == 0 && round == stop_in_round) stop.store(true);
+    applied.push_back(w);
+    model.prover.k_facts = widths[w];
+  };
+  const ntp::VariantsMeasured first = ntp::measure_variants(m, data, proofs, 25, limits, nullptr, "", 4, apply);
+  CHECK(first.done.stopped);
+  CHECK(first.done.atoms == 0);
+  CHECK(first.mrr.empty());
+  CHECK(applied == std::vector<std::size_t>{0});  // widths 2, 4 and 8 were never ranked
+
+  stop.store(false);
+  applied.clear();
+  round = 0;
+  stop_in_round = 2;  // the first round (one atom) is kept whole
+  const ntp::VariantsMeasured second = ntp::measure_variants(m, data, proofs, 25, limits, nullptr, "", 4, apply);
+  CHECK(second.done.stopped);
+  CHECK(second.done.atoms == 1);
+  REQUIRE(second.reciprocal.size() == 4);
+  for (const std::vector<double>& sides : second.reciprocal) CHECK(sides.size() == 2);
+  CHECK(applied == std::vector<std::size_t>{0, 1, 2, 3, 0});
 }
 
 TEST_CASE("a run with dev facts keeps the width in its model file, and trains and resumes at its own k") {
