@@ -41,10 +41,11 @@ CandidatesOnDev measure_candidates_on_dev(const std::vector<const Model*>& model
         std::vector<RankingResult> each;
         for (std::size_t i = 0; i < models.size(); ++i) {
           const Candidate& c = candidates[i];
-          if (i > 0 && stop_asked(limits)) return std::vector<RankingResult>{};
-          each.push_back(rank_with_kept_rules(*models[i], *data[i], round, c.known, c.final_scoring));
-          if (proofs_alone && stop_asked(limits)) return std::vector<RankingResult>{};
-          if (proofs_alone) each.push_back(evaluate_ranking(*models[i], round, c.known, c.proofs_scoring));
+          for (std::size_t kind = 0; kind < per_model; ++kind) {
+            if (!each.empty() && stop_asked(limits)) return std::vector<RankingResult>{};  // between two rankings
+            each.push_back(kind == 0 ? rank_with_kept_rules(*models[i], *data[i], round, c.known, c.final_scoring)
+                                     : evaluate_ranking(*models[i], round, c.known, c.proofs_scoring));
+          }
         }
         return each;
       });

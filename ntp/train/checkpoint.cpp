@@ -2,6 +2,7 @@
 #include "ntp/train/checkpoint.h"
 
 #include "ntp/kb/atomic_file.h"
+#include "ntp/kb/fnv1a.h"
 #include "ntp/model/binary_io.h"
 
 #include <cstring>
@@ -29,11 +30,10 @@ std::string checkpoint_path(const std::string& model_path) { return model_path +
 std::uint64_t file_fingerprint(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return 0;
-  std::uint64_t hash = 1469598103934665603ull;  // FNV-1a's offset basis and prime
+  std::uint64_t hash = kFnv1aOffset;
   char block[1 << 16];
   while (in.read(block, sizeof block) || in.gcount() > 0)
-    for (std::streamsize i = 0; i < in.gcount(); ++i)
-      hash = (hash ^ static_cast<unsigned char>(block[i])) * 1099511628211ull;
+    hash = fnv1a(hash, reinterpret_cast<const unsigned char*>(block), static_cast<std::size_t>(in.gcount()));
   return hash;
 }
 

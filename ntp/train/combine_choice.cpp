@@ -107,8 +107,10 @@ ReciprocalsInRounds reciprocals_in_rounds(
     const std::vector<RankingResult> ranked = rank_round(round);
     if (ranked.empty()) return false;  // cut short by a stop: nothing of the round is kept
     if (ranked.size() != variants) throw std::logic_error("reciprocals_in_rounds: one ranking a variant");
-    for (std::size_t v = 0; v < variants; ++v)
-      for (const SideRank& side : ranked[v].ranks) gathered.reciprocal[v].push_back(1 / side.mean);
+    for (std::size_t v = 0; v < variants; ++v) {
+      const std::vector<double> sides = reciprocal_ranks(ranked[v]);
+      gathered.reciprocal[v].insert(gathered.reciprocal[v].end(), sides.begin(), sides.end());
+    }
     return true;
   });
   return gathered;

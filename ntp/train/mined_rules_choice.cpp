@@ -87,10 +87,10 @@ std::vector<RankingResult> rank_round(const Model& model, const std::vector<Mine
   std::vector<RankingResult> each(2);
   each[1] = rank_rules_first(model, rules, round, known, scoring, RuleAggregation::Max, {}, &each[0]);
   const std::vector<double> finite(weights.begin() + 1, weights.end());
-  if (!finite.empty() && stop_asked(limits)) return {};
-  if (!finite.empty())
-    for (RankingResult& added : rank_with_rule_evidence(model, rules, finite, round, known, scoring))
-      each.push_back(std::move(added));
+  if (finite.empty()) return each;
+  if (stop_asked(limits)) return {};
+  for (RankingResult& added : rank_with_rule_evidence(model, rules, finite, round, known, scoring))
+    each.push_back(std::move(added));
   return each;
 }
 
@@ -125,7 +125,7 @@ MinedRulesChoice choose_mined_rules(Model& model, const TrainingData& data, std:
   choice.rule_set = set.description;
   // A stop cuts mining short: every process of a group agrees on it before
   // the rounds (a collective call each), whatever its own mining found.
-  choice.stopped = any_process(limits.share, limits.stop != nullptr && limits.stop->load());
+  choice.stopped = stop_asked(limits);
   if (choice.stopped || set.kept.empty()) return choice;
   const std::vector<double> weights = weights_to_try(model);
   const std::vector<std::vector<double>> reciprocal =

@@ -1,6 +1,8 @@
 // ntp/train/settings.cpp: a run's settings as text, and their comparison (see settings.h).
 #include "ntp/train/settings.h"
 
+#include "ntp/kb/fnv1a.h"
+
 #include <cstdint>
 #include <cstdio>
 #include <sstream>
@@ -12,13 +14,14 @@ namespace ntp {
 
 namespace {
 
-// FNV-1a over the data's symbols, facts, templates and dev/test atoms: a
+// FNV-1a (kb/fnv1a.h) over the data's symbols, facts, templates and dev/test atoms: a
 // resumed run must train on the same KB.
 class Fingerprint {
  public:
   void add(const std::string& s) {
-    for (unsigned char c : s) hash_ = (hash_ ^ c) * 1099511628211ull;
-    hash_ = (hash_ ^ 0xff) * 1099511628211ull;  // a separator, so that "ab","c" differs from "a","bc"
+    const unsigned char separator = 0xff;  // so that "ab","c" differs from "a","bc"
+    hash_ = fnv1a(hash_, reinterpret_cast<const unsigned char*>(s.data()), s.size());
+    hash_ = fnv1a(hash_, &separator, 1);
   }
   void add(const Atom& a) {
     add(std::to_string(a.predicate));
@@ -31,7 +34,7 @@ class Fingerprint {
   }
 
  private:
-  std::uint64_t hash_ = 14695981039346656037ull;
+  std::uint64_t hash_ = kFnv1aOffset;
 };
 
 std::string data_hash(const TrainingData& d) {
