@@ -52,7 +52,7 @@ SideRank rank_side(const CandidateFinder& finder, const Model& model, const Atom
     reach.maybe.resize(static_cast<std::size_t>(model.kb.constants.size()));
     std::iota(reach.maybe.begin(), reach.maybe.end(), 0);
   } else {
-    reach = finder.reaching(finder.side(truth, slot), true_key.score);
+    reach = finder.reaching(finder.side(truth, slot, true_key.score), true_key.score);
   }
   SideRank r;
   Atom corrupted = truth;
@@ -95,15 +95,28 @@ ScoreOptions CandidateFinder::with_index(const Model& model, const ScoreOptions&
   return scoring_rule(model, options.source) ? with_fact_index(model, options) : options;
 }
 
-CandidateFinder::Side CandidateFinder::side(const Atom& atom, int slot) const {
+CandidateFinder::Side CandidateFinder::side(const Atom& atom, int slot, double target) const {
   Side s{atom, slot, {}, {}, std::nullopt};
   if (!rule_ || *rule_ != Combine::Proof) s.link = complex_scores_at(model_, atom, slot);
   if (!rule_) return s;
   const SlotBounds::ArgumentDistances to_argument = bounds_->argument_distances(atom, slot);
   // The floor holds for an exact fact index only.
-  if (options_.facts->exact()) s.floor = bounds_->lower_bounds(atom, slot, to_argument);
+  if (options_.facts->exact())
+    s.floor = bounds_->lower_bounds(atom, slot, to_argument, *options_.facts, useful_floor(s.link, target));
   s.sites = bounds_->sites(atom, slot, to_argument);
   return s;
+}
+
+double CandidateFinder::useful_floor(const std::vector<double>& link, double target) const {
+  if (target <= 0) return 0;
+  // The least proof score some constant needs to reach the target; a floor
+  // below it changes no constant's place (a hair lower, for rounding).
+  double least = link.empty() ? least_proof_score(*rule_, target, 0.0) : std::numeric_limits<double>::infinity();
+  for (double l : link) {
+    const double need = least_proof_score(*rule_, target, l);
+    if (need > 0) least = std::min(least, need);
+  }
+  return std::min(least, 1.0) * (1 - 1e-9);
 }
 
 CandidateFinder::Reach CandidateFinder::reaching(const Side& side, double target) const {

@@ -20,9 +20,11 @@
 //      other one scores below t, so it is below the true triple whatever the
 //      tie rule;
 //   5. but a corruption whose proof floor (SlotBounds::lower_bounds, with an
-//      exact index: its nearest fact, and its sub-goals' through the rules
-//      with one-atom bodies) joined with its ComplEx score already beats t
-//      is counted above the true triple without being scored.
+//      exact index: its nearest fact, its sub-goals' through the rules
+//      with one-atom bodies, and its proofs through chains of two whose
+//      first fact is known without proving the corruption) joined with its
+//      ComplEx score already beats t is counted above the true triple
+//      without being scored.
 // The bounds hold for any set of facts the prover keeps (they are bounds over
 // all of them), so the ranks equal one-by-one ranks with the same index; use
 // an exact index (the default for ranking) to get the ranks of exact search.
@@ -63,7 +65,9 @@ class CandidateFinder {
     std::vector<double> floor;  // (C) the proof floor (lower_bounds); empty: 0 (no exact index)
     std::optional<SlotBounds::Sites> sites;  // for list_bounds, when the rules allow them
   };
-  Side side(const Atom& atom, int slot) const;
+  // Given `target`, the floors may leave out what cannot lift a constant to
+  // it: ask reaching() for that target or a higher one.
+  Side side(const Atom& atom, int slot, double target = 0) const;
   // Where the constants c stand against `target` at the side's open
   // argument: above it for sure (their ComplEx score, with their proof
   // floor, beats it), or maybe at or above it (to be scored); every other
@@ -87,6 +91,9 @@ class CandidateFinder {
   // Whether a bound search at `tau` would reach so many constants from the
   // goal's own that it cannot pay (it is then not tried).
   bool too_wide_to_bound(const Side& side, double tau) const;
+  // The least proof floor that can lift a constant with ComplEx score `link`
+  // (C, or empty) to `target`; 0 when no target is given.
+  double useful_floor(const std::vector<double>& link, double target) const;
   // The constants of `open` (ascending) that may reach their need, by the
   // list bounds (the side's sites) or by a bound search.
   std::vector<int> left_by_lists(const Side& side, const std::vector<double>& need, const std::vector<int>& open) const;

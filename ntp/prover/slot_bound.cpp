@@ -56,6 +56,18 @@ std::vector<int> moved_into_body(const Rule& rule, std::vector<int> where) {
   return where;
 }
 
+// The position of the one argument of `atom` that is variable `variable`;
+// -1 when none is, or more than one.
+int only_position(const RuleAtom& atom, int variable) {
+  int found = -1;
+  for (std::size_t i = 0; i < atom.args.size(); ++i) {
+    if (!atom.args[i].is_variable || atom.args[i].id != variable) continue;
+    if (found >= 0) return -1;
+    found = static_cast<int>(i);
+  }
+  return found;
+}
+
 std::uint64_t position_key(int g, int position, int e) {
   return (static_cast<std::uint64_t>(g) << 36) | (static_cast<std::uint64_t>(position) << 32) |
          static_cast<std::uint64_t>(static_cast<std::uint32_t>(e));
@@ -224,6 +236,13 @@ SlotBounds::SlotBounds(const Model& model, const ConstantBalls& balls, long long
     for (std::size_t i = 0; i < fact.args.size(); ++i)
       facts_by_constant_[position_key(fact.predicate, static_cast<int>(i), fact.args[i])].push_back(static_cast<int>(f));
   }
+  for (auto& holding : binary_facts_holding_) holding.resize(static_cast<std::size_t>(model.kb.constants.size()));
+  for (std::size_t f = 0; f < model.kb.facts.size(); ++f) {
+    const Atom& fact = model.kb.facts[f];
+    if (fact.args.size() != 2) continue;
+    for (std::size_t i = 0; i < 2; ++i)
+      binary_facts_holding_[i][static_cast<std::size_t>(fact.args[i])].push_back(static_cast<int>(f));
+  }
 }
 
 const std::vector<int>& SlotBounds::facts_at(int g, int position, int e) const {
@@ -269,9 +288,12 @@ std::vector<SlotBounds::FloorRoute> SlotBounds::floor_routes(int goal_row, int a
   return routes;
 }
 
-std::vector<double> SlotBounds::lower_bounds(const Atom& goal, int slot, const ArgumentDistances& to_argument) const {
+std::vector<double> SlotBounds::lower_bounds(const Atom& goal, int slot, const ArgumentDistances& to_argument,
+                                             FactIndex& facts, double useful) const {
   const std::size_t constants = static_cast<std::size_t>(balls_.size());
   constexpr double kFar = std::numeric_limits<double>::infinity();
+  // A proof farther than `limit` scores below `useful`: not looked for.
+  const double limit = useful > 0 ? squared_radius_of_kernel(useful) : kFar;
   // at_slot[e]: over the routes and the facts f that hold e where the slot
   // lands, the least max(R(route's head kernel), D without the slot's term).
   // A proof through a route and f scores at least k of that max plus the
@@ -279,28 +301,174 @@ std::vector<double> SlotBounds::lower_bounds(const Atom& goal, int slot, const A
   // share one array and one pass over the lists.
   std::vector<double> at_slot(constants, kFar);
   for (const FloorRoute& route : floor_routes(goal.predicate, static_cast<int>(goal.args.size()))) {
-    for (const Atom& fact : model_.kb.facts) {
-      if (fact.args.size() != goal.args.size()) continue;
-      double partial = predicate_squared_(route.row, fact.predicate);
-      for (std::size_t i = 0; i < fact.args.size(); ++i)
-        if (!to_argument[i].empty())
-          partial += to_argument[i][static_cast<std::size_t>(fact.args[static_cast<std::size_t>(route.where[i])])];
-      const int site = fact.args[static_cast<std::size_t>(route.where[static_cast<std::size_t>(slot)])];
-      double& best = at_slot[static_cast<std::size_t>(site)];
-      best = std::min(best, std::max(route.radius, partial));
+    for (int g = 0; g < model_.num_kb_predicates; ++g) {
+      const double predicate = predicate_squared_(route.row, g);
+      if (std::max(route.radius, predicate) >= limit) continue;
+      for (int f : facts_of_[static_cast<std::size_t>(g)]) {
+        const Atom& fact = model_.kb.facts[static_cast<std::size_t>(f)];
+        if (fact.args.size() != goal.args.size()) continue;
+        double partial = predicate;
+        for (std::size_t i = 0; i < fact.args.size(); ++i)
+          if (!to_argument[i].empty())
+            partial += to_argument[i][static_cast<std::size_t>(fact.args[static_cast<std::size_t>(route.where[i])])];
+        const int site = fact.args[static_cast<std::size_t>(route.where[static_cast<std::size_t>(slot)])];
+        double& best = at_slot[static_cast<std::size_t>(site)];
+        best = std::min(best, std::max(route.radius, partial));
+      }
     }
   }
+  add_chain_floors(goal, slot, to_argument, facts, limit, at_slot);
+  const std::vector<double> own = slot_first_chain_distances(goal, slot, to_argument, limit);
   std::vector<double> floor(constants, 0.0);
   for (std::size_t c = 0; c < constants; ++c) {
     const int* near = balls_.listed_ids(static_cast<int>(c));
     const float* squared = balls_.listed_squared(static_cast<int>(c));
-    double nearest = at_slot[c];
+    double nearest = std::min(at_slot[c], own[c]);
     for (int j = 0; j < balls_.listed(); ++j)
       nearest = std::min(nearest, at_slot[static_cast<std::size_t>(near[j])] + static_cast<double>(squared[j]));
     // Float parts: widened by more than their rounding, so the kernel only shrinks.
     if (nearest < kFar) floor[c] = ad::rbf_of_squared_distance(nearest * (1 + 1e-4) + 1e-6);
   }
   return floor;
+}
+
+std::vector<SlotBounds::ChainRoute> SlotBounds::chain_routes(int goal_row, int slot) const {
+  std::vector<ChainRoute> routes;
+  if (model_.prover.depth < 1) return routes;
+  for (int r : nearest_rules(model_, goal_row, 2, model_.prover.k_rules)) {
+    const Rule& rule = model_.rules[static_cast<std::size_t>(r)];
+    if (rule.body.size() != 2 || rule.body[0].args.size() != 2 || rule.body[1].args.size() != 2) continue;
+    const Term& v = rule.head.args[static_cast<std::size_t>(slot)];
+    const Term& u = rule.head.args[static_cast<std::size_t>(1 - slot)];
+    if (!u.is_variable || !v.is_variable || u.id == v.id) continue;
+    // q holds one head variable (U, else V) and a variable Z that is
+    // neither; r holds Z and the other head variable.
+    const bool slot_first = only_position(rule.body[0], u.id) < 0;
+    const Term& in_first = slot_first ? v : u;
+    const Term& in_second = slot_first ? u : v;
+    const int head_in_first = only_position(rule.body[0], in_first.id);
+    if (head_in_first < 0) continue;
+    const Term& z = rule.body[0].args[static_cast<std::size_t>(1 - head_in_first)];
+    if (!z.is_variable || z.id == u.id || z.id == v.id) continue;
+    const int z_in_second = only_position(rule.body[1], z.id);
+    if (z_in_second < 0 || only_position(rule.body[1], in_second.id) != 1 - z_in_second) continue;
+    const double head = rule.conditional ? 1.0 : predicate_kernels_(goal_row, rule.head.predicate.id);
+    const double radius = squared_radius_of_kernel(head);
+    if (std::isinf(radius)) continue;  // no proof through it can help
+    routes.push_back({body_row(model_, rule, 0, goal_row), body_row(model_, rule, 1, goal_row), head_in_first,
+                      z_in_second, slot_first, radius});
+  }
+  return routes;
+}
+
+void SlotBounds::add_chain_floors(const Atom& goal, int slot, const ArgumentDistances& to_argument, FactIndex& facts,
+                                  double limit, std::vector<double>& at_slot) const {
+  const int other = 1 - slot;
+  if (goal.args.size() != 2 || to_argument[static_cast<std::size_t>(other)].empty()) return;
+  const std::vector<double>& to_ground = to_argument[static_cast<std::size_t>(other)];
+  // The facts the prover's first `or` step tries on q(s, Z), an open query:
+  // exhaustive search tries every fact, so any of them will do.
+  const ProverConfig& config = model_.prover;
+  const int k = config.k_facts > 0 ? std::max(config.k_open, config.k_facts) : std::max(config.k_open, 1);
+  for (const ChainRoute& route : chain_routes(goal.predicate, slot)) {
+    if (route.slot_first || route.radius >= limit) continue;
+    FactQuery first{route.first_row, {-1, -1}, {}};
+    first.args[static_cast<std::size_t>(route.head_in_first)] = goal.args[static_cast<std::size_t>(other)];
+    const std::vector<std::vector<int>> found = facts.nearest({first}, k);
+    for (int f : found[0]) {
+      const Atom& hop = model_.kb.facts[static_cast<std::size_t>(f)];
+      if (hop.args.size() != 2) continue;
+      const int ground = hop.args[static_cast<std::size_t>(route.head_in_first)];
+      const double radius = std::max(route.radius, predicate_squared_(route.first_row, hop.predicate) +
+                                                       to_ground[static_cast<std::size_t>(ground)]);
+      if (radius < limit)
+        add_second_hop(route, hop.args[static_cast<std::size_t>(1 - route.head_in_first)], radius, limit, at_slot);
+    }
+  }
+}
+
+void SlotBounds::add_second_hop(const ChainRoute& route, int link, double radius, double limit,
+                                std::vector<double>& at_slot) const {
+  // r(z, c) for every c at once, as the goal's own route, through the facts
+  // holding z or one of z's listed neighbours e where Z sits: the nearest
+  // fact of r(z, c) is no farther than any of them (d(z, e) counted).
+  // Facts farther from z are left out, which only lowers the floor.
+  const std::size_t at_link = static_cast<std::size_t>(route.link_in_second);
+  auto through = [&](int e, double to_e) {
+    for (int f : binary_facts_holding_[at_link][static_cast<std::size_t>(e)]) {
+      const Atom& fact = model_.kb.facts[static_cast<std::size_t>(f)];
+      const double partial = predicate_squared_(route.second_row, fact.predicate) + to_e;
+      if (partial >= limit) continue;
+      double& best = at_slot[static_cast<std::size_t>(fact.args[1 - at_link])];
+      best = std::min(best, std::max(radius, partial));
+    }
+  };
+  through(link, 0.0);
+  const int* near = balls_.listed_ids(link);
+  const float* squared = balls_.listed_squared(link);
+  for (int j = 0; j < balls_.listed() && static_cast<double>(squared[j]) < limit; ++j)
+    if (near[j] != link) through(near[j], static_cast<double>(squared[j]));
+}
+
+std::vector<double> SlotBounds::slot_first_chain_distances(const Atom& goal, int slot,
+                                                           const ArgumentDistances& to_argument, double limit) const {
+  const std::size_t constants = static_cast<std::size_t>(balls_.size());
+  constexpr double kFar = std::numeric_limits<double>::infinity();
+  std::vector<double> out(constants, kFar);
+  const int other = 1 - slot;
+  if (goal.args.size() != 2 || to_argument[static_cast<std::size_t>(other)].empty()) return out;
+  const std::vector<double>& to_ground = to_argument[static_cast<std::size_t>(other)];
+  for (const ChainRoute& route : chain_routes(goal.predicate, slot)) {
+    if (!route.slot_first || route.radius >= limit) continue;
+    std::vector<double> second(constants, kFar);  // r(z, s) through z's own facts
+    const std::size_t at_link = static_cast<std::size_t>(route.link_in_second);
+    for (int g = 0; g < model_.num_kb_predicates; ++g) {
+      const double predicate = predicate_squared_(route.second_row, g);
+      if (predicate >= limit) continue;
+      for (int f : facts_of_[static_cast<std::size_t>(g)]) {
+        const Atom& fact = model_.kb.facts[static_cast<std::size_t>(f)];
+        if (fact.args.size() != 2) continue;
+        double& best = second[static_cast<std::size_t>(fact.args[at_link])];
+        best = std::min(best, predicate + to_ground[static_cast<std::size_t>(fact.args[1 - at_link])]);
+      }
+    }
+    double nearest_predicate = kFar;
+    for (int g = 0; g < model_.num_kb_predicates; ++g)
+      nearest_predicate = std::min(nearest_predicate, predicate_squared_(route.first_row, g));
+    for (std::size_t c = 0; c < constants; ++c)
+      out[c] = std::min(out[c], through_own_facts(route, static_cast<int>(c), nearest_predicate, second));
+  }
+  return out;
+}
+
+double SlotBounds::through_own_facts(const ChainRoute& route, int c, double nearest_predicate,
+                                     const std::vector<double>& second) const {
+  constexpr double kFar = std::numeric_limits<double>::infinity();
+  const std::size_t at = static_cast<std::size_t>(route.head_in_first);
+  // q(c, Z)'s key distance to each of c's own facts (c where V sits), and
+  // the distance r(z, s) has through the z each binds.
+  double least = kFar;
+  static thread_local std::vector<std::pair<double, double>> own;  // reused: called once per constant
+  own.clear();
+  for (int f : binary_facts_holding_[at][static_cast<std::size_t>(c)]) {
+    const Atom& fact = model_.kb.facts[static_cast<std::size_t>(f)];
+    const double d = predicate_squared_(route.first_row, fact.predicate);
+    least = std::min(least, d);
+    own.emplace_back(d, second[static_cast<std::size_t>(fact.args[1 - at])]);
+  }
+  // Any fact holding another constant e there is at least as far as the
+  // nearest predicate plus e's distance to c: c's nearest other constant.
+  double other = kFar;
+  for (int j = 0; j < balls_.listed() && std::isinf(other); ++j)
+    if (balls_.listed_ids(c)[j] != c) other = static_cast<double>(balls_.listed_squared(c)[j]);
+  // Both sides widened by more than the index's float rounding.
+  const double tied = least * (1 + 1e-4) + 1e-6;
+  if (std::isinf(least) || !(tied < (nearest_predicate + other) * (1 - 1e-4) - 1e-6)) return kFar;
+  // The index gives one of c's facts within `tied`: the worst of them.
+  double worst = tied;
+  for (const auto& [d, through] : own)
+    if (d <= tied) worst = std::max(worst, through);
+  return std::max(route.radius, worst);
 }
 
 bool SlotBounds::one_atom_body(const Rule& rule) {

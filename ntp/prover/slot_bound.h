@@ -24,6 +24,7 @@
 #pragma once
 
 #include "ntp/index/constant_balls.h"
+#include "ntp/index/fact_index.h"
 #include "ntp/model/model.h"
 
 #include <Eigen/Dense>
@@ -66,11 +67,26 @@ class SlotBounds {
   // rule down for each rule the prover tries on the goal whose body is one
   // atom over the head's variables (p(X, Y) :- q(Y, X)): the sub-goal
   // q(c, s)'s nearest fact gives a proof of at least min(k(p, head), k(D)).
-  // One pass over the facts per route (the goal itself, each such rule) and
-  // one over the lists; ranking counts the corruptions whose floor already
-  // beats the true triple without proving them. Thread-safe.
-  // `to_argument`: argument_distances(goal, slot).
-  std::vector<double> lower_bounds(const Atom& goal, int slot, const ArgumentDistances& to_argument) const;
+  // And two rules down the chains `p(U, V) :- q(U, Z), r(Z, V)` (either
+  // atom's arguments either way round) whose first atom holds the goal's
+  // other argument s: the prover proves q(s, Z) first, by the facts the
+  // index gives it (`facts`, the prover's own), and each such fact f binds Z
+  // to z; the nearest fact of r(z, c) then gives a proof of at least
+  // min(k(p, head), k(D(f)), k(D)), D here over the facts holding z or one
+  // of z's listed nearest constants where Z sits. A chain whose first atom holds the slot,
+  // p(V, U) :- q(V, Z), r(Z, U), asks the index once per constant c; its
+  // floor counts only where the answer is known without asking: when c's own
+  // facts nearest q are nearer than any fact of another constant can be, the
+  // index gives one of them, and the worst of them (with r(z, s)'s own facts
+  // for the z it binds) is the floor.
+  // One pass over the facts per route (the goal itself, each such rule, each
+  // chain's first fact) and one over the lists; ranking counts the
+  // corruptions whose floor already beats the true triple without proving
+  // them. Thread-safe. `to_argument`: argument_distances(goal, slot).
+  // Floors below `useful` may come out lower (0): what cannot reach it is
+  // not looked for.
+  std::vector<double> lower_bounds(const Atom& goal, int slot, const ArgumentDistances& to_argument,
+                                   FactIndex& facts, double useful = 0) const;
 
   // The bound of upper_bounds for every constant at once, with no threshold
   // and no giving up, when every proof meets the slot at a fact constant
@@ -122,6 +138,36 @@ class SlotBounds {
     double radius = 0;
   };
   std::vector<FloorRoute> floor_routes(int goal_row, int arity) const;
+  // A chain rule the prover tries on a binary goal (lower_bounds), read for
+  // the goal's slot: p(U, V) :- q(.., U, .., Z, ..), r(.., Z, .., V, ..),
+  // V the head's variable at the slot.
+  // With slot_first, the first atom holds V and the second U.
+  struct ChainRoute {
+    int first_row = 0, second_row = 0;  // the body atoms' predicate rows
+    int head_in_first = 0;              // U's (V's) position in q; Z holds the other
+    int link_in_second = 0;             // Z's position in r; V (U) holds the other
+    bool slot_first = false;
+    double radius = 0;                  // R(k(goal, head))
+  };
+  std::vector<ChainRoute> chain_routes(int goal_row, int slot) const;
+  // Lowers at_slot (lower_bounds' array) by the proofs through each chain
+  // route whose first atom holds U, leaving out those farther than `limit`.
+  void add_chain_floors(const Atom& goal, int slot, const ArgumentDistances& to_argument, FactIndex& facts,
+                        double limit, std::vector<double>& at_slot) const;
+  // One first fact's share: r(z, c) for every c, z = `link`, the first
+  // step's own distance (with the head's) `radius`.
+  void add_second_hop(const ChainRoute& route, int link, double radius, double limit,
+                      std::vector<double>& at_slot) const;
+  // (C): for every constant c, a squared distance D such that a proof of the
+  // goal with c at the slot through a slot-first chain scores at least k(D)
+  // (infinity: none known, or none nearer than `limit`).
+  std::vector<double> slot_first_chain_distances(const Atom& goal, int slot, const ArgumentDistances& to_argument,
+                                                 double limit) const;
+  // The same for one route and constant c: `nearest_predicate`, the least
+  // squared distance of q's row to a KB predicate; `second` (C), r(z, s)'s
+  // least key distance over z's own facts.
+  double through_own_facts(const ChainRoute& route, int c, double nearest_predicate,
+                           const std::vector<double>& second) const;
   // (KB predicate g, where) -> the best min of the predicate kernels over
   // the rule chains (one-atom bodies) that take a goal of this predicate row
   // and arity to the facts of g with its argument i at position where[i].
@@ -139,6 +185,8 @@ class SlotBounds {
   std::vector<std::vector<int>> facts_of_;         // (P): fact ids of each KB predicate
   std::unordered_map<std::uint64_t, std::vector<int>> facts_by_constant_;  // key (g, position, e)
   std::vector<int> none_;
+  // [i][c]: the binary facts holding constant c at argument i.
+  std::vector<std::vector<int>> binary_facts_holding_[2];
   bool one_atom_bodies_ = false;
 };
 

@@ -5,6 +5,7 @@
 // with plain or conditional rules,
 // every rank of every test triple, both sides, must be the same; and the
 // best answers must be the head of the full ranking.
+#include "kb_from_text.h"
 #include "reference_prover_cases.h"
 
 #include "ntp/eval/ranking.h"
@@ -253,7 +254,7 @@ TEST_CASE("proof floors hold every constant's proof score with an exact index, t
     CAPTURE(drawn.text.templates);
     for (const ntp::Atom& goal : model.kb.facts) {
       for (int slot = 0; slot < static_cast<int>(goal.args.size()); ++slot) {
-        const std::vector<double> floor = bounds.lower_bounds(goal, slot, bounds.argument_distances(goal, slot));
+        const std::vector<double> floor = bounds.lower_bounds(goal, slot, bounds.argument_distances(goal, slot), *proofs.facts);
         std::vector<ntp::Atom> atoms(static_cast<std::size_t>(model.kb.constants.size()), goal);
         for (std::size_t c = 0; c < atoms.size(); ++c) atoms[c].args[static_cast<std::size_t>(slot)] = static_cast<int>(c);
         const std::vector<double> scores = ntp::score_atoms(model, atoms, proofs);
@@ -269,4 +270,62 @@ TEST_CASE("proof floors hold every constant's proof score with an exact index, t
   MESSAGE("proof floors: " << checked << " constants checked, " << high << " with a floor of at least 0.5");
   CHECK(high > checked / 20);  // the floors are not all trivially 0
   omp_set_num_threads(omp_get_num_procs());
+}
+
+TEST_CASE("a chain rule's floor: the prover's first fact, then the nearest fact of the second atom") {
+  // p(a, ?) through p(X, Y) :- q(X, Z), r(Z, Y): the index gives q(a, m)
+  // for q(a, Z), and r(m, b) is a fact, so p(a, b) has a proof whose every
+  // kernel is 1. Asked p(?, b), the first atom holds the constant asked: a's
+  // own fact q(a, m) is the nearest there, so a gets the same floor, and x,
+  // which has no q fact of its own, none through the chain.
+  ntp::KnowledgeBase kb = kb_from_text("q(a, m).\nr(m, b).\np(x, y).\nq(c, n).\nr(n, d).\n",
+                                       "p(X, Y) :- q(X, Z), r(Z, Y).\n", true);
+  ntp::Model model = ntp::make_model(kb, 10, ntp::ProverConfig{}, 3);
+  model.constants.value *= 4.0;  // spread apart: unrelated constants far from each other
+  const ntp::ConstantBalls balls(model, 2);
+  const ntp::SlotBounds bounds(model, balls);
+  const std::shared_ptr<ntp::FactIndex> facts = ntp::make_fact_index(model, "exact");
+  const auto id = [&](const char* name) { return model.kb.constants.find(name); };
+  const ntp::Atom goal{model.kb.predicates.find("p"), {id("a"), id("b")}};
+  const std::vector<double> object = bounds.lower_bounds(goal, 1, bounds.argument_distances(goal, 1), *facts);
+  CHECK(object[static_cast<std::size_t>(id("b"))] > 0.99);
+  CHECK(object[static_cast<std::size_t>(id("d"))] < 0.5);  // through q(c, n), which p(a, Z) does not reach first
+  const std::vector<double> subject = bounds.lower_bounds(goal, 0, bounds.argument_distances(goal, 0), *facts);
+  CHECK(subject[static_cast<std::size_t>(id("a"))] > 0.99);
+  CHECK(subject[static_cast<std::size_t>(id("x"))] < 0.5);
+  CHECK(subject[static_cast<std::size_t>(id("c"))] < 0.5);  // q(c, n), but r(n, d), not r(n, b)
+  ntp::ScoreOptions proofs;
+  proofs.source = ntp::ScoreSource::ProofOnly;
+  proofs.facts = facts;
+  CHECK(ntp::score_atoms(model, {goal}, proofs)[0] >= object[static_cast<std::size_t>(id("b"))] - 1e-12);
+}
+
+TEST_CASE("a slot-first chain's floor only where the constant's own fact is surely the nearest") {
+  // Asked p(?, b), the prover proves q(a, Z) by the nearest fact of key
+  // (q, a): a2 lies next to a, so that is q(a2, m), not a's own s(a, k),
+  // whose predicate s lies 0.5 from q; and r(m, b) is no fact. A floor read
+  // off a's own fact (through r(k, b)) would be k(0.25) = 0.61, above the
+  // proof the prover finds.
+  ntp::KnowledgeBase kb = kb_from_text("q(a2, m).\nr(m, zz).\ns(a, k).\nr(k, b).\np(x, y).\n",
+                                       "p(X, Y) :- q(X, Z), r(Z, Y).\n", true);
+  ntp::Model model = ntp::make_model(kb, 8, ntp::ProverConfig{}, 5);
+  model.prover.k_open = 1;
+  model.constants.value *= 4.0;
+  const auto constant = [&](const char* name) { return model.kb.constants.find(name); };
+  const auto predicate = [&](const char* name) { return model.kb.predicates.find(name); };
+  model.constants.value.row(constant("a2")) = model.constants.value.row(constant("a"));
+  model.constants.value(constant("a2"), 0) += 0.01f;
+  model.predicates.value.row(predicate("s")) = model.predicates.value.row(predicate("q"));
+  model.predicates.value(predicate("s"), 0) += 0.5f;
+  const ntp::ConstantBalls balls(model, 3);
+  const ntp::SlotBounds bounds(model, balls);
+  const std::shared_ptr<ntp::FactIndex> facts = ntp::make_fact_index(model, "exact");
+  const ntp::Atom goal{predicate("p"), {constant("a"), constant("b")}};
+  const std::vector<double> floor = bounds.lower_bounds(goal, 0, bounds.argument_distances(goal, 0), *facts);
+  ntp::ScoreOptions proofs;
+  proofs.source = ntp::ScoreSource::ProofOnly;
+  proofs.facts = facts;
+  const double score = ntp::score_atoms(model, {goal}, proofs)[0];
+  CHECK(score < 0.5);
+  CHECK(floor[static_cast<std::size_t>(constant("a"))] <= score + 1e-12);
 }
