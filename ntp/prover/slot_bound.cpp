@@ -379,8 +379,9 @@ void SlotBounds::add_chain_floors(const Atom& goal, int slot, const ArgumentDist
       const Atom& hop = model_.kb.facts[static_cast<std::size_t>(f)];
       if (hop.args.size() != 2) continue;
       const int ground = hop.args[static_cast<std::size_t>(route.head_in_first)];
-      const double radius = std::max(route.radius, predicate_squared_(route.first_row, hop.predicate) +
-                                                       to_ground[static_cast<std::size_t>(ground)]);
+      // The proof's own first step: the min of its two kernels, each known.
+      const double radius = std::max({route.radius, predicate_squared_(route.first_row, hop.predicate),
+                                      to_ground[static_cast<std::size_t>(ground)]});
       if (radius < limit)
         add_second_hop(route, hop.args[static_cast<std::size_t>(1 - route.head_in_first)], radius, limit, at_slot);
     }
