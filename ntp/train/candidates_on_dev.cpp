@@ -37,12 +37,13 @@ CandidatesOnDev measure_candidates_on_dev(const std::vector<const Model*>& model
   const std::size_t per_model = proofs_alone ? 2 : 1;
   const std::vector<Atom> atoms = dev_facts_measured(*data.front(), kCombineChoiceDevAtoms);
   ReciprocalsInRounds gathered = reciprocals_in_rounds(
-      atoms, limits, progress, "under each candidate", models.size() * per_model, [&](const std::vector<Atom>& round) {
+      atoms, limits, progress, "under each candidate", models.size() * per_model,
+      [&](const std::vector<Atom>& round, const CutAsked& cut) {
         std::vector<RankingResult> each;
         for (std::size_t i = 0; i < models.size(); ++i) {
           const Candidate& c = candidates[i];
           for (std::size_t kind = 0; kind < per_model; ++kind) {
-            if (!each.empty() && stop_asked(limits)) return std::vector<RankingResult>{};  // between two rankings
+            if (!each.empty() && cut()) return std::vector<RankingResult>{};  // between two rankings
             each.push_back(kind == 0 ? rank_with_kept_rules(*models[i], *data[i], round, c.known, c.final_scoring)
                                      : evaluate_ranking(*models[i], round, c.known, c.proofs_scoring));
           }

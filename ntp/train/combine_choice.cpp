@@ -67,9 +67,17 @@ bool stop_asked(const ChoiceLimits& limits) {
 }
 
 RoundsDone rank_in_rounds(const std::vector<Atom>& atoms, const ChoiceLimits& limits, std::ostream* progress,
-                          const std::string& what, const std::function<bool(const std::vector<Atom>&)>& rank_round) {
+                          const std::string& what,
+                          const std::function<bool(const std::vector<Atom>&, const CutAsked& cut)>& rank_round) {
   RoundsDone done;
   const Clock::time_point start = Clock::now();
+  bool cut_for_budget = false;
+  const CutAsked cut = [&] {
+    if (stop_asked(limits)) return true;
+    cut_for_budget = done.atoms > 0 && limits.seconds > 0 &&
+                     any_process(limits.share, seconds_since(start) > limits.seconds);
+    return cut_for_budget;
+  };
   Clock::time_point shown = start;
   std::size_t round_size = 1;  // grows while rounds are quick (kQuickRoundSeconds)
   while (done.atoms < atoms.size()) {
@@ -79,9 +87,12 @@ RoundsDone rank_in_rounds(const std::vector<Atom>& atoms, const ChoiceLimits& li
                                                                                  seconds_since(start)));
     if (done.stopped || done.over_budget) break;
     const Clock::time_point round_start = Clock::now();
-    done.stopped = !rank_round(std::vector<Atom>(atoms.begin() + static_cast<std::ptrdiff_t>(done.atoms),
-                                                 atoms.begin() + static_cast<std::ptrdiff_t>(end)));
-    if (done.stopped) break;
+    if (!rank_round(std::vector<Atom>(atoms.begin() + static_cast<std::ptrdiff_t>(done.atoms),
+                                      atoms.begin() + static_cast<std::ptrdiff_t>(end)),
+                    cut)) {
+      (cut_for_budget ? done.over_budget : done.stopped) = true;
+      break;
+    }
     done.atoms = end;
     // Every process of a group agrees, so that their rounds stay the same.
     if (!any_process(limits.share, seconds_since(round_start) >= kQuickRoundSeconds))
@@ -100,12 +111,13 @@ RoundsDone rank_in_rounds(const std::vector<Atom>& atoms, const ChoiceLimits& li
 
 ReciprocalsInRounds reciprocals_in_rounds(
     const std::vector<Atom>& atoms, const ChoiceLimits& limits, std::ostream* progress, const std::string& what,
-    std::size_t variants, const std::function<std::vector<RankingResult>(const std::vector<Atom>&)>& rank_round) {
+    std::size_t variants,
+    const std::function<std::vector<RankingResult>(const std::vector<Atom>&, const CutAsked& cut)>& rank_round) {
   ReciprocalsInRounds gathered;
   gathered.reciprocal.resize(variants);
-  gathered.done = rank_in_rounds(atoms, limits, progress, what, [&](const std::vector<Atom>& round) {
-    const std::vector<RankingResult> ranked = rank_round(round);
-    if (ranked.empty()) return false;  // cut short by a stop: nothing of the round is kept
+  gathered.done = rank_in_rounds(atoms, limits, progress, what, [&](const std::vector<Atom>& round, const CutAsked& cut) {
+    const std::vector<RankingResult> ranked = rank_round(round, cut);
+    if (ranked.empty()) return false;  // cut short: nothing of the round is kept
     if (ranked.size() != variants) throw std::logic_error("reciprocals_in_rounds: one ranking a variant");
     for (std::size_t v = 0; v < variants; ++v) {
       const std::vector<double> sides = reciprocal_ranks(ranked[v]);
@@ -129,10 +141,10 @@ VariantsMeasured measure_variants(Model& model, const TrainingData& data, const 
   const std::vector<Atom> atoms = dev_facts_measured(data, max_dev_atoms);
   const auto known = filter_set(model, data.dev);
   ReciprocalsInRounds gathered =
-      reciprocals_in_rounds(atoms, limits, progress, what, variants, [&](const std::vector<Atom>& round) {
+      reciprocals_in_rounds(atoms, limits, progress, what, variants, [&](const std::vector<Atom>& round, const CutAsked& cut) {
         std::vector<RankingResult> each;
         for (std::size_t v = 0; v < variants; ++v) {
-          if (v > 0 && stop_asked(limits)) return std::vector<RankingResult>{};
+          if (v > 0 && cut()) return std::vector<RankingResult>{};
           apply(model, v);
           each.push_back(evaluate_ranking(model, round, known, scoring));
         }

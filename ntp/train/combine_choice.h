@@ -61,18 +61,25 @@ struct RoundsDone {
   bool stopped = false;      // fewer than given: a stop was asked for
 };
 
+// What a round asks between two of its rankings (a collective call): true
+// when it must end there, because a stop was asked or, after the first
+// round, the time budget has run out.
+using CutAsked = std::function<bool()>;
+
 // Hands `atoms` to `rank_round` in rounds (1, 2, 4, ... up to
 // kCombineChoiceRound atoms, as above), until all are ranked, the next
 // round would end past `limits.seconds` at the pace so far (one round is
-// always ranked) or `limits.stop` is raised. `rank_round` returns false when
-// it ended its round early, between two rankings, because stop_asked said
-// so (a round ranks under several variants, and one ranking of one atom
-// can take half a minute): that round is not counted, and the rounds end as
-// stopped. `progress` (may be null) gets "  ranked N/M dev atoms WHAT
+// always ranked) or `limits.stop` is raised. A round ranks under several
+// variants, and one ranking can take minutes where one atom's pace foretold
+// seconds (FB15k-237, a prover of chain rules at width 8), so `rank_round`
+// asks `cut` between two of its rankings and returns false when it ended
+// early: that round is not counted, and the rounds end as stopped or over
+// budget. `progress` (may be null) gets "  ranked N/M dev atoms WHAT
 // elapsed E  eta T" every 10 seconds and at the end. Shared by the choices
 // made on dev after training (this one, mined_rules_choice.h, candidates_on_dev.h).
 RoundsDone rank_in_rounds(const std::vector<Atom>& atoms, const ChoiceLimits& limits, std::ostream* progress,
-                          const std::string& what, const std::function<bool(const std::vector<Atom>&)>& rank_round);
+                          const std::string& what,
+                          const std::function<bool(const std::vector<Atom>&, const CutAsked& cut)>& rank_round);
 
 // Each variant's reciprocal ranks over the rounds, [variant][side], in side
 // order (subject then object, atom by atom), and how far the rounds got.
@@ -82,13 +89,14 @@ struct ReciprocalsInRounds {
 };
 // rank_in_rounds, where `rank_round` ranks a round's atoms once per variant
 // (`variants` rankings, in the same order every round), or returns none
-// when it ended the round early for a stop (as above). What every choice
+// when it ended the round early because `cut` said so (as above). What every choice
 // ranked in rounds gathers: summed only at the end, in side order (mean_of,
 // rule_choice.h), so that its figures do not depend on how the sides were
 // split into rounds.
 ReciprocalsInRounds reciprocals_in_rounds(
     const std::vector<Atom>& atoms, const ChoiceLimits& limits, std::ostream* progress, const std::string& what,
-    std::size_t variants, const std::function<std::vector<RankingResult>(const std::vector<Atom>&)>& rank_round);
+    std::size_t variants,
+    const std::function<std::vector<RankingResult>(const std::vector<Atom>&, const CutAsked& cut)>& rank_round);
 
 // What a choice's description adds when its rounds ended early: " (the
 // time budget ran out: N atoms measured)", " (stopped after N atoms)", or "".
@@ -97,7 +105,7 @@ std::string rounds_cut_note(bool over_budget, bool stopped, std::size_t atoms);
 // The MRR on the same dev atoms (at most `max_dev_atoms`, spread over the
 // dev file) of each of `variants` ways of scoring `model`, set up by
 // `apply(model, v)`: every round ranks its atoms under each variant in turn,
-// through rank_in_rounds, and a stop ends the round between two variants.
+// through rank_in_rounds, and a stop or the budget ends the round between two variants.
 // Both are empty when no round ran.
 struct VariantsMeasured {
   RoundsDone done;

@@ -78,17 +78,17 @@ std::vector<double> weights_to_try(const Model& model) {
 }
 
 // One round's rankings: the model alone, then with the rules under each
-// weight (infinity first: the rules first); none when a stop came between
-// the two passes (reciprocals_in_rounds).
+// weight (infinity first: the rules first); none when `cut` ended the round
+// between the two passes (reciprocals_in_rounds).
 std::vector<RankingResult> rank_round(const Model& model, const std::vector<MinedRule>& rules,
                                       const std::vector<double>& weights, const std::vector<Atom>& round,
                                       const std::unordered_set<Atom, AtomHash>& known, const ScoreOptions& scoring,
-                                      const ChoiceLimits& limits) {
+                                      const CutAsked& cut) {
   std::vector<RankingResult> each(2);
   each[1] = rank_rules_first(model, rules, round, known, scoring, RuleAggregation::Max, {}, &each[0]);
   const std::vector<double> finite(weights.begin() + 1, weights.end());
   if (finite.empty()) return each;
-  if (stop_asked(limits)) return {};
+  if (cut()) return {};
   for (RankingResult& added : rank_with_rule_evidence(model, rules, finite, round, known, scoring))
     each.push_back(std::move(added));
   return each;
@@ -106,7 +106,9 @@ std::vector<std::vector<double>> measure_weights(const Model& model, const std::
   scoring.facts = make_fact_index(model, "exact");  // as `ntp eval` ranks
   ReciprocalsInRounds gathered = reciprocals_in_rounds(
       atoms, limits, progress, "with and without the rules", 1 + weights.size(),
-      [&](const std::vector<Atom>& round) { return rank_round(model, rules, weights, round, known, scoring, limits); });
+      [&](const std::vector<Atom>& round, const CutAsked& cut) {
+        return rank_round(model, rules, weights, round, known, scoring, cut);
+      });
   choice.dev_atoms = gathered.done.atoms;
   choice.over_budget = gathered.done.over_budget;
   choice.stopped = gathered.done.stopped;

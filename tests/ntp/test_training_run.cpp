@@ -490,7 +490,7 @@ TEST_CASE("a choice's rounds start at one atom and double while they are quick, 
   const std::vector<ntp::Atom> atoms = numbered_atoms(70);
   std::vector<std::size_t> sizes;
   std::vector<int> seen;
-  const ntp::RoundsDone done = ntp::rank_in_rounds(atoms, {}, nullptr, "", [&](const std::vector<ntp::Atom>& round) {
+  const ntp::RoundsDone done = ntp::rank_in_rounds(atoms, {}, nullptr, "", [&](const std::vector<ntp::Atom>& round, const ntp::CutAsked&) {
     sizes.push_back(round.size());
     for (const ntp::Atom& a : round) seen.push_back(a.args[0]);
     return true;
@@ -508,11 +508,11 @@ TEST_CASE("a choice's rounds go on while the budget lasts, and the first is alwa
   ntp::ChoiceLimits limits;
   limits.seconds = 1e9;  // far off: every round is ranked
   std::size_t ranked = 0;
-  CHECK(ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>& r) { ranked += r.size(); return true; }).atoms == 70);
+  CHECK(ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>& r, const ntp::CutAsked&) { ranked += r.size(); return true; }).atoms == 70);
   CHECK(ranked == 70);
   limits.seconds = 1e-9;  // gone at once: the first round only
   ranked = 0;
-  const ntp::RoundsDone cut = ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>& r) { ranked += r.size(); return true; });
+  const ntp::RoundsDone cut = ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>& r, const ntp::CutAsked&) { ranked += r.size(); return true; });
   CHECK(cut.over_budget);
   CHECK(cut.atoms == 1);
   CHECK(ranked == 1);
@@ -523,7 +523,7 @@ TEST_CASE("a choice's rounds stop at the round after a stop is raised, or within
   std::atomic<bool> stop{false};
   ntp::ChoiceLimits limits;
   limits.stop = &stop;
-  const ntp::RoundsDone stopped = ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>&) {
+  const ntp::RoundsDone stopped = ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>&, const ntp::CutAsked&) {
     stop.store(true);  // raised during the first round, which goes on to its end
     return true;
   });
@@ -534,10 +534,10 @@ TEST_CASE("a choice's rounds stop at the round after a stop is raised, or within
   // rankings) is not counted: the second round here.
   stop.store(false);
   int rounds = 0;
-  const ntp::RoundsDone cut = ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>&) {
+  const ntp::RoundsDone cut = ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>&, const ntp::CutAsked& cut_now) {
     if (++rounds < 2) return true;
     stop.store(true);
-    return !ntp::stop_asked(limits);
+    return !cut_now();
   });
   CHECK(cut.stopped);
   CHECK(cut.atoms == 1);
@@ -548,10 +548,42 @@ TEST_CASE("a choice's rounds stop at the round after a stop is raised, or within
   // passed alone would start it, and end with 3 atoms).
   limits = ntp::ChoiceLimits{};
   limits.seconds = 0.12;
-  const ntp::RoundsDone paced = ntp::rank_in_rounds(atoms, limits, nullptr, "", [](const std::vector<ntp::Atom>& r) {
+  const ntp::RoundsDone paced = ntp::rank_in_rounds(atoms, limits, nullptr, "", [](const std::vector<ntp::Atom>& r, const ntp::CutAsked&) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50 * r.size()));
     return true;
   });
   CHECK(paced.over_budget);
   CHECK(paced.atoms == 1);
+}
+
+TEST_CASE("a round whose rankings outlast the budget ends between two of them, uncounted; the first round never does") {
+  const std::vector<ntp::Atom> atoms = numbered_atoms(70);
+  ntp::ChoiceLimits limits;
+  limits.seconds = 0.12;
+  // The first round is quick, so the second is started; its first ranking
+  // then takes 0.3 s, past the budget, and the round ends before its second.
+  int rounds = 0, second_rankings = 0;
+  const ntp::RoundsDone cut = ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>&, const ntp::CutAsked& cut_now) {
+    if (++rounds == 1) return !cut_now();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    if (cut_now()) return false;
+    ++second_rankings;
+    return true;
+  });
+  CHECK(cut.over_budget);
+  CHECK_FALSE(cut.stopped);
+  CHECK(cut.atoms == 1);
+  CHECK(rounds == 2);
+  CHECK(second_rankings == 0);
+
+  // A budget gone at once: the first round still asks, and goes on.
+  limits.seconds = 1e-9;
+  bool first_cut = true;
+  const ntp::RoundsDone first = ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>&, const ntp::CutAsked& cut_now) {
+    first_cut = cut_now();
+    return !first_cut;
+  });
+  CHECK_FALSE(first_cut);
+  CHECK(first.atoms == 1);
+  CHECK(first.over_budget);
 }
