@@ -317,8 +317,9 @@ std::vector<double> SlotBounds::lower_bounds(const Atom& goal, int slot, const A
       }
     }
   }
-  add_chain_floors(goal, slot, to_argument, facts, limit, at_slot);
-  const std::vector<double> own = slot_first_chain_distances(goal, slot, to_argument, limit);
+  const std::vector<ChainRoute> chains = chain_routes(goal.predicate, slot);
+  add_chain_floors(chains, goal, slot, to_argument, facts, limit, at_slot);
+  const std::vector<double> own = slot_first_chain_distances(chains, goal, slot, to_argument, limit);
   std::vector<double> floor(constants, 0.0);
   for (std::size_t c = 0; c < constants; ++c) {
     const int* near = balls_.listed_ids(static_cast<int>(c));
@@ -361,8 +362,9 @@ std::vector<SlotBounds::ChainRoute> SlotBounds::chain_routes(int goal_row, int s
   return routes;
 }
 
-void SlotBounds::add_chain_floors(const Atom& goal, int slot, const ArgumentDistances& to_argument, FactIndex& facts,
-                                  double limit, std::vector<double>& at_slot) const {
+void SlotBounds::add_chain_floors(const std::vector<ChainRoute>& chains, const Atom& goal, int slot,
+                                  const ArgumentDistances& to_argument, FactIndex& facts, double limit,
+                                  std::vector<double>& at_slot) const {
   const int other = 1 - slot;
   if (goal.args.size() != 2 || to_argument[static_cast<std::size_t>(other)].empty()) return;
   const std::vector<double>& to_ground = to_argument[static_cast<std::size_t>(other)];
@@ -370,14 +372,13 @@ void SlotBounds::add_chain_floors(const Atom& goal, int slot, const ArgumentDist
   // exhaustive search tries every fact, so any of them will do.
   const ProverConfig& config = model_.prover;
   const int k = config.k_facts > 0 ? std::max(config.k_open, config.k_facts) : std::max(config.k_open, 1);
-  for (const ChainRoute& route : chain_routes(goal.predicate, slot)) {
+  for (const ChainRoute& route : chains) {
     if (route.slot_first || route.radius >= limit) continue;
     FactQuery first{route.first_row, {-1, -1}, {}};
     first.args[static_cast<std::size_t>(route.head_in_first)] = goal.args[static_cast<std::size_t>(other)];
     const std::vector<std::vector<int>> found = facts.nearest({first}, k);
     for (int f : found[0]) {
-      const Atom& hop = model_.kb.facts[static_cast<std::size_t>(f)];
-      if (hop.args.size() != 2) continue;
+      const Atom& hop = model_.kb.facts[static_cast<std::size_t>(f)];  // binary, as the query
       const int ground = hop.args[static_cast<std::size_t>(route.head_in_first)];
       // The proof's own first step: the min of its two kernels, each known.
       const double radius = std::max({route.radius, predicate_squared_(route.first_row, hop.predicate),
@@ -411,15 +412,16 @@ void SlotBounds::add_second_hop(const ChainRoute& route, int link, double radius
     if (near[j] != link) through(near[j], static_cast<double>(squared[j]));
 }
 
-std::vector<double> SlotBounds::slot_first_chain_distances(const Atom& goal, int slot,
-                                                           const ArgumentDistances& to_argument, double limit) const {
+std::vector<double> SlotBounds::slot_first_chain_distances(const std::vector<ChainRoute>& chains, const Atom& goal,
+                                                           int slot, const ArgumentDistances& to_argument,
+                                                           double limit) const {
   const std::size_t constants = static_cast<std::size_t>(balls_.size());
   constexpr double kFar = std::numeric_limits<double>::infinity();
   std::vector<double> out(constants, kFar);
   const int other = 1 - slot;
   if (goal.args.size() != 2 || to_argument[static_cast<std::size_t>(other)].empty()) return out;
   const std::vector<double>& to_ground = to_argument[static_cast<std::size_t>(other)];
-  for (const ChainRoute& route : chain_routes(goal.predicate, slot)) {
+  for (const ChainRoute& route : chains) {
     if (!route.slot_first || route.radius >= limit) continue;
     std::vector<double> second(constants, kFar);  // r(z, s) through z's own facts
     const std::size_t at_link = static_cast<std::size_t>(route.link_in_second);
@@ -446,17 +448,9 @@ double SlotBounds::through_own_facts(const ChainRoute& route, int c, double near
                                      const std::vector<double>& second) const {
   constexpr double kFar = std::numeric_limits<double>::infinity();
   const std::size_t at = static_cast<std::size_t>(route.head_in_first);
-  // q(c, Z)'s key distance to each of c's own facts (c where V sits), and
-  // the distance r(z, s) has through the z each binds.
-  double least = kFar;
-  static thread_local std::vector<std::pair<double, double>> own;  // reused: called once per constant
-  own.clear();
-  for (int f : binary_facts_holding_[at][static_cast<std::size_t>(c)]) {
-    const Atom& fact = model_.kb.facts[static_cast<std::size_t>(f)];
-    const double d = predicate_squared_(route.first_row, fact.predicate);
-    least = std::min(least, d);
-    own.emplace_back(d, second[static_cast<std::size_t>(fact.args[1 - at])]);
-  }
+  const std::vector<int>& own = binary_facts_holding_[at][static_cast<std::size_t>(c)];  // c where V sits
+  double least = kFar;  // q(c, Z)'s key distance to c's nearest own fact
+  for (int f : own) least = std::min(least, predicate_squared_(route.first_row, model_.kb.facts[static_cast<std::size_t>(f)].predicate));
   // Any fact holding another constant e there is at least as far as the
   // nearest predicate plus e's distance to c: c's nearest other constant.
   double other = kFar;
@@ -467,8 +461,11 @@ double SlotBounds::through_own_facts(const ChainRoute& route, int c, double near
   if (std::isinf(least) || !(tied < (nearest_predicate + other) * (1 - 1e-4) - 1e-6)) return kFar;
   // The index gives one of c's facts within `tied`: the worst of them.
   double worst = tied;
-  for (const auto& [d, through] : own)
-    if (d <= tied) worst = std::max(worst, through);
+  for (int f : own) {
+    const Atom& fact = model_.kb.facts[static_cast<std::size_t>(f)];
+    if (predicate_squared_(route.first_row, fact.predicate) <= tied)
+      worst = std::max(worst, second[static_cast<std::size_t>(fact.args[1 - at])]);  // r(z, s) through its z
+  }
   return std::max(route.radius, worst);
 }
 

@@ -150,19 +150,21 @@ class SlotBounds {
     double radius = 0;                  // R(k(goal, head))
   };
   std::vector<ChainRoute> chain_routes(int goal_row, int slot) const;
-  // Lowers at_slot (lower_bounds' array) by the proofs through each chain
-  // route whose first atom holds U, leaving out those farther than `limit`.
-  void add_chain_floors(const Atom& goal, int slot, const ArgumentDistances& to_argument, FactIndex& facts,
-                        double limit, std::vector<double>& at_slot) const;
+  // Lowers at_slot (lower_bounds' array) by the proofs through each route
+  // of `chains` (chain_routes) whose first atom holds U, leaving out those
+  // farther than `limit`.
+  void add_chain_floors(const std::vector<ChainRoute>& chains, const Atom& goal, int slot,
+                        const ArgumentDistances& to_argument, FactIndex& facts, double limit,
+                        std::vector<double>& at_slot) const;
   // One first fact's share: r(z, c) for every c, z = `link`, the first
   // step's own distance (with the head's) `radius`.
   void add_second_hop(const ChainRoute& route, int link, double radius, double limit,
                       std::vector<double>& at_slot) const;
   // (C): for every constant c, a squared distance D such that a proof of the
-  // goal with c at the slot through a slot-first chain scores at least k(D)
-  // (infinity: none known, or none nearer than `limit`).
-  std::vector<double> slot_first_chain_distances(const Atom& goal, int slot, const ArgumentDistances& to_argument,
-                                                 double limit) const;
+  // goal with c at the slot through a slot-first route of `chains` scores
+  // at least k(D) (infinity: none known, or none nearer than `limit`).
+  std::vector<double> slot_first_chain_distances(const std::vector<ChainRoute>& chains, const Atom& goal, int slot,
+                                                 const ArgumentDistances& to_argument, double limit) const;
   // The same for one route and constant c: `nearest_predicate`, the least
   // squared distance of q's row to a KB predicate; `second` (C), r(z, s)'s
   // least key distance over z's own facts.
