@@ -7,6 +7,7 @@
 #include "ntp/prover/slot_bound.h"
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <functional>
 #include <limits>
@@ -14,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <numeric>
+#include <optional>
 
 namespace ntp {
 
@@ -41,11 +43,31 @@ constexpr long long kWorkPerDirect = 3 * 2000;
 // WN18RR no such search succeeded (0 of 145 on 128 sides, 11 s of searching
 // against 118 of 142 below 1%).
 constexpr std::size_t kWideBall = 256;
+// Corruptions a side scores between two asks of RankingOptions::give_up: a
+// chunk of rank_keys, seconds at most for a wide prover on FB15k-237.
+constexpr std::size_t kScoredBetweenAsks = 256;
+
+// The rank keys of `atom` with each of `constants` at `slot`, scored a
+// batch at a time; nothing (nullopt) once `give_up` says so.
+std::optional<std::vector<RankKey>> keys_unless_given_up(const CandidateFinder& finder, const Atom& atom, int slot,
+                                                         const std::vector<int>& constants,
+                                                         const std::function<bool()>& give_up) {
+  std::vector<RankKey> keys;
+  for (std::size_t from = 0; from < constants.size(); from += kScoredBetweenAsks) {
+    if (give_up()) return std::nullopt;
+    const auto first = constants.begin() + static_cast<std::ptrdiff_t>(from);
+    const auto last = constants.begin() + static_cast<std::ptrdiff_t>(std::min(constants.size(), from + kScoredBetweenAsks));
+    const std::vector<RankKey> batch = finder.keys(atom, slot, std::vector<int>(first, last));
+    keys.insert(keys.end(), batch.begin(), batch.end());
+  }
+  return keys;
+}
 
 // One side of a test triple: its rank among the corruptions at `slot` that
-// are not known true.
-SideRank rank_side(const CandidateFinder& finder, const Model& model, const Atom& truth, int slot,
-                   const std::unordered_set<Atom, AtomHash>& known, bool one_by_one) {
+// are not known true; nothing once `give_up` says so.
+std::optional<SideRank> rank_side(const CandidateFinder& finder, const Model& model, const Atom& truth, int slot,
+                                  const std::unordered_set<Atom, AtomHash>& known, bool one_by_one,
+                                  const std::function<bool()>& give_up) {
   const RankKey true_key = rank_keys(model, {truth}, finder.options())[0];
   CandidateFinder::Reach reach;
   if (one_by_one) {
@@ -64,16 +86,17 @@ SideRank rank_side(const CandidateFinder& finder, const Model& model, const Atom
   std::vector<int> maybe;
   for (int c : reach.maybe)
     if (is_corruption(c)) maybe.push_back(c);
-  std::vector<RankKey> keys = finder.keys(truth, slot, maybe);
-  r.scored = static_cast<long long>(keys.size());
+  std::optional<std::vector<RankKey>> keys = keys_unless_given_up(finder, truth, slot, maybe, give_up);
+  if (!keys) return std::nullopt;
+  r.scored = static_cast<long long>(keys->size());
   // Above the true triple without scoring: their ComplEx score with their proof floor beats it.
   for (int c : reach.above)
-    if (is_corruption(c)) keys.push_back({std::numeric_limits<double>::infinity(), 0});
+    if (is_corruption(c)) keys->push_back({std::numeric_limits<double>::infinity(), 0});
   r.side = slot;
-  r.mean = tie_mean_rank_by_key(true_key, keys);
-  r.optimistic = tie_optimistic_rank_by_key(true_key, keys);
-  r.tied = is_tied(true_key, keys);
-  r.tied_on_score = std::any_of(keys.begin(), keys.end(), [&](const RankKey& k) { return k.score == true_key.score; });
+  r.mean = tie_mean_rank_by_key(true_key, *keys);
+  r.optimistic = tie_optimistic_rank_by_key(true_key, *keys);
+  r.tied = is_tied(true_key, *keys);
+  r.tied_on_score = std::any_of(keys->begin(), keys->end(), [&](const RankKey& k) { return k.score == true_key.score; });
   return r;
 }
 
@@ -230,14 +253,24 @@ RankingResult evaluate_ranking(const Model& model, const std::vector<Atom>& test
     if (test[t].args.size() > 1) sides.emplace_back(t, static_cast<int>(test[t].args.size()) - 1);
   }
   const CandidateFinder finder(model, options, ranking.max_bound_work);
+  // Once give_up says yes it is not asked again: every thread sees the answer.
+  std::atomic<bool> given_up{false};
+  const std::function<bool()> giving_up = [&] {
+    if (!given_up.load() && ranking.give_up && ranking.give_up()) given_up.store(true);
+    return given_up.load();
+  };
   std::vector<SideRank> ranks(sides.size());
   std::vector<std::exception_ptr> errors(sides.size());  // an exception must not leave an OpenMP region
   std::mutex progress_mutex;
   std::size_t done = 0;
 #pragma omp parallel for schedule(dynamic, 1) if (sides.size() > 1)
   for (std::size_t i = 0; i < sides.size(); ++i) {
+    if (giving_up()) continue;
     try {
-      ranks[i] = rank_side(finder, model, test[sides[i].first], sides[i].second, known, ranking.one_by_one);
+      const std::optional<SideRank> r =
+          rank_side(finder, model, test[sides[i].first], sides[i].second, known, ranking.one_by_one, giving_up);
+      if (!r) continue;
+      ranks[i] = *r;
       ranks[i].triple = sides[i].first;
     } catch (...) {
       errors[i] = std::current_exception();
@@ -248,7 +281,11 @@ RankingResult evaluate_ranking(const Model& model, const std::vector<Atom>& test
   }
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
-
+  if (given_up.load()) {
+    RankingResult none;
+    none.given_up = true;
+    return none;
+  }
   return summarise_ranks(std::move(ranks));
 }
 

@@ -117,6 +117,12 @@ struct RankingOptions {
   // What one bound search may do before it gives up (and ranking scores
   // more constants directly); tests make it small to take that path.
   long long max_bound_work = SlotBounds::kMaxWork;
+  // Asked before each side and between batches of the corruptions a side
+  // scores, from any thread (so thread-safe); once it says yes, the ranking
+  // ends soon after and its result is marked given_up. What a choice on dev
+  // ends a ranking with when its time budget runs out in the middle of one
+  // (train/combine_choice.h).
+  std::function<bool()> give_up;
 };
 
 // One side of one test triple.
@@ -138,6 +144,8 @@ struct RankingResult {
   int tied_ranks = 0;           // ranks where a corruption's key equals the true triple's
   int tied_on_score_alone = 0;  // the same, comparing scores only (what the tie-break removes)
   std::vector<SideRank> ranks;  // test order, subject side first
+  // RankingOptions::give_up ended the ranking: no ranks and no figures.
+  bool given_up = false;
 };
 
 // Each ranked side's reciprocal rank (ties by mean rank), in `r.ranks`' order.

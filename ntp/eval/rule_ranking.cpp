@@ -5,6 +5,7 @@
 #include "ntp/mine/relation_graph.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <functional>
 #include <stdexcept>
@@ -285,6 +286,10 @@ RankingResult rank_rules_first(const Model& model, const std::vector<MinedRule>&
     if (a.args.size() != 2)
       throw std::invalid_argument("ranking by rules needs binary test atoms, got " + to_string(model.kb, a));
   const RankingResult alone = evaluate_ranking(model, test, known, scoring, options);
+  if (alone.given_up) {
+    if (model_alone) *model_alone = alone;
+    return alone;
+  }
   const RelationGraph g(model.kb);
   const AppliedRules applied(model.kb.predicates.size(), rules);
   std::vector<SideRank> ranks(alone.ranks.size());
@@ -350,6 +355,7 @@ std::vector<RankingResult> rank_with_rule_evidence(const Model& model, const std
   std::vector<RankingResult> results(weights.size());
   for (RankingResult& r : results) r.ranks.resize(2 * test.size());
   std::size_t done = 0;
+  std::atomic<bool> given_up{false};
 #pragma omp parallel
   {
     SideScratch scratch;
@@ -357,6 +363,10 @@ std::vector<RankingResult> rank_with_rule_evidence(const Model& model, const std
     PathWalker walker(g);
 #pragma omp for schedule(dynamic, 4)
     for (std::size_t i = 0; i < 2 * test.size(); ++i) {
+      if (given_up.load() || (options.give_up && options.give_up())) {
+        given_up.store(true);
+        continue;
+      }
       const Atom& atom = test[i / 2];
       const int open = static_cast<int>(i % 2);
       predict(applied, atom.predicate, atom.args[static_cast<std::size_t>(1 - open)], open, how, scratch, g, walker);
@@ -376,7 +386,13 @@ std::vector<RankingResult> rank_with_rule_evidence(const Model& model, const std
       if (options.progress) options.progress(++done, 2 * test.size());
     }
   }
-  for (RankingResult& r : results) r = summarise_ranks(std::move(r.ranks));
+  for (RankingResult& r : results) {
+    r = summarise_ranks(std::move(r.ranks));
+    if (given_up.load()) {  // as evaluate_ranking gives up: no ranks, no figures
+      r = RankingResult{};
+      r.given_up = true;
+    }
+  }
   return results;
 }
 

@@ -104,7 +104,8 @@ inline RankKey with_rule_evidence(const RankKey& key, double weight, double conf
 // scores, at the cost of the model's own bounded ranking (evaluate_ranking,
 // whose `options` it takes) and of scoring the constants the rules predict.
 // Rules are walked over model.kb.facts. `model_alone`, when given, gets the
-// model's own ranking of the same sides.
+// model's own ranking of the same sides. When options.give_up ends the
+// model's ranking, both results are given_up.
 RankingResult rank_rules_first(const Model& model, const std::vector<MinedRule>& rules, const std::vector<Atom>& test,
                                const std::unordered_set<Atom, AtomHash>& known, const ScoreOptions& scoring,
                                RuleAggregation aggregation = RuleAggregation::Max, const RankingOptions& options = {},
@@ -116,6 +117,8 @@ RankingResult rank_rules_first(const Model& model, const std::vector<MinedRule>&
 // under max aggregation, else the aggregate (0 if no rule does), equal sums ordered by the rest of the model's key (its proof
 // support when scoring.tie_break). Every constant is scored (rank_keys), once
 // for all the weights: affordable on KBs of a few thousand constants.
+// options.give_up is asked before each side; once it says yes, every result
+// is given_up.
 std::vector<RankingResult> rank_with_rule_evidence(const Model& model, const std::vector<MinedRule>& rules,
                                                    const std::vector<double>& weights, const std::vector<Atom>& test,
                                                    const std::unordered_set<Atom, AtomHash>& known,

@@ -43,9 +43,10 @@ CandidatesOnDev measure_candidates_on_dev(const std::vector<const Model*>& model
         for (std::size_t i = 0; i < models.size(); ++i) {
           const Candidate& c = candidates[i];
           for (std::size_t kind = 0; kind < per_model; ++kind) {
-            if (!each.empty() && cut()) return std::vector<RankingResult>{};  // between two rankings
-            each.push_back(kind == 0 ? rank_with_kept_rules(*models[i], *data[i], round, c.known, c.final_scoring)
-                                     : evaluate_ranking(*models[i], round, c.known, c.proofs_scoring));
+            each.push_back(kind == 0 ? rank_with_kept_rules(*models[i], *data[i], round, c.known, c.final_scoring,
+                                                            cut.ranking())
+                                     : evaluate_ranking(*models[i], round, c.known, c.proofs_scoring, cut.ranking()));
+            if (cut.ended(each.back())) return std::vector<RankingResult>{};
           }
         }
         return each;

@@ -62,6 +62,10 @@ bool would_overrun(const ChoiceLimits& limits, std::size_t done, std::size_t nex
 
 }  // namespace
 
+CutAsked::CutAsked(std::function<bool()> give_up, std::function<bool(bool)> agree) : agree_(std::move(agree)) {
+  ranking_.give_up = std::move(give_up);
+}
+
 bool stop_asked(const ChoiceLimits& limits) {
   return any_process(limits.share, limits.stop != nullptr && limits.stop->load());
 }
@@ -72,12 +76,17 @@ RoundsDone rank_in_rounds(const std::vector<Atom>& atoms, const ChoiceLimits& li
   RoundsDone done;
   const Clock::time_point start = Clock::now();
   bool cut_for_budget = false;
-  const CutAsked cut = [&] {
-    if (stop_asked(limits)) return true;
-    cut_for_budget = done.atoms > 0 && limits.seconds > 0 &&
-                     any_process(limits.share, seconds_since(start) > limits.seconds);
-    return cut_for_budget;
-  };
+  // done.atoms changes only between rounds, so the rankings' threads may read it.
+  const CutAsked cut(
+      [&] {
+        const bool stop = limits.stop != nullptr && limits.stop->load();
+        return stop || (done.atoms > 0 && limits.seconds > 0 && seconds_since(start) > limits.seconds);
+      },
+      [&](bool given_up) {
+        if (!any_process(limits.share, given_up)) return false;
+        cut_for_budget = !stop_asked(limits);
+        return true;
+      });
   Clock::time_point shown = start;
   std::size_t round_size = 1;  // grows while rounds are quick (kQuickRoundSeconds)
   while (done.atoms < atoms.size()) {
@@ -144,9 +153,9 @@ VariantsMeasured measure_variants(Model& model, const TrainingData& data, const 
       reciprocals_in_rounds(atoms, limits, progress, what, variants, [&](const std::vector<Atom>& round, const CutAsked& cut) {
         std::vector<RankingResult> each;
         for (std::size_t v = 0; v < variants; ++v) {
-          if (v > 0 && cut()) return std::vector<RankingResult>{};
           apply(model, v);
-          each.push_back(evaluate_ranking(model, round, known, scoring));
+          each.push_back(evaluate_ranking(model, round, known, scoring, cut.ranking()));
+          if (cut.ended(each.back())) return std::vector<RankingResult>{};
         }
         return each;
       });

@@ -61,20 +61,37 @@ struct RoundsDone {
   bool stopped = false;      // fewer than given: a stop was asked for
 };
 
-// What a round asks between two of its rankings (a collective call): true
-// when it must end there, because a stop was asked or, after the first
-// round, the time budget has run out.
-using CutAsked = std::function<bool()>;
+// What a round's rankings ask of the limits (rank_in_rounds). One ranking
+// can take minutes where one atom's pace foretold seconds (FB15k-237, a
+// prover of chain rules at width 8: one dev atom at one width ran past ten
+// minutes), so a stop and the budget reach into a ranking: each ranking of
+// the round takes ranking() as its options, whose give_up says yes once this
+// process would end the round (a stop asked, or after the first round the
+// budget gone), and after each ranking the round asks ended().
+class CutAsked {
+ public:
+  // `give_up`: thread-safe, this process alone; `agree(given_up)`: a
+  // collective call, true when `given_up` is true on any process.
+  CutAsked(std::function<bool()> give_up, std::function<bool(bool)> agree);
+  const RankingOptions& ranking() const { return ranking_; }
+  // After each of the round's rankings, a collective call that every process
+  // of a group makes at the same point: true when this process or another
+  // gave the ranking up; the round then ends there, uncounted.
+  bool ended(const RankingResult& ranked) const { return agree_(ranked.given_up); }
+  bool ended(bool given_up) const { return agree_(given_up); }  // a ranking of the caller's own
+
+ private:
+  RankingOptions ranking_;
+  std::function<bool(bool)> agree_;
+};
 
 // Hands `atoms` to `rank_round` in rounds (1, 2, 4, ... up to
 // kCombineChoiceRound atoms, as above), until all are ranked, the next
 // round would end past `limits.seconds` at the pace so far (one round is
 // always ranked) or `limits.stop` is raised. A round ranks under several
-// variants, and one ranking can take minutes where one atom's pace foretold
-// seconds (FB15k-237, a prover of chain rules at width 8), so `rank_round`
-// asks `cut` between two of its rankings and returns false when it ended
-// early: that round is not counted, and the rounds end as stopped or over
-// budget. `progress` (may be null) gets "  ranked N/M dev atoms WHAT
+// variants through `cut` (above), and returns false when it ended early:
+// that round is not counted, and the rounds end as stopped or over budget.
+// `progress` (may be null) gets "  ranked N/M dev atoms WHAT
 // elapsed E  eta T" every 10 seconds and at the end. Shared by the choices
 // made on dev after training (this one, mined_rules_choice.h, candidates_on_dev.h).
 RoundsDone rank_in_rounds(const std::vector<Atom>& atoms, const ChoiceLimits& limits, std::ostream* progress,
@@ -89,7 +106,7 @@ struct ReciprocalsInRounds {
 };
 // rank_in_rounds, where `rank_round` ranks a round's atoms once per variant
 // (`variants` rankings, in the same order every round), or returns none
-// when it ended the round early because `cut` said so (as above). What every choice
+// when it ended the round early because `cut.ended` said so (as above). What every choice
 // ranked in rounds gathers: summed only at the end, in side order (mean_of,
 // rule_choice.h), so that its figures do not depend on how the sides were
 // split into rounds.
@@ -105,7 +122,7 @@ std::string rounds_cut_note(bool over_budget, bool stopped, std::size_t atoms);
 // The MRR on the same dev atoms (at most `max_dev_atoms`, spread over the
 // dev file) of each of `variants` ways of scoring `model`, set up by
 // `apply(model, v)`: every round ranks its atoms under each variant in turn,
-// through rank_in_rounds, and a stop or the budget ends the round between two variants.
+// through rank_in_rounds, and a stop or the budget ends the round within a ranking.
 // Both are empty when no round ran.
 struct VariantsMeasured {
   RoundsDone done;

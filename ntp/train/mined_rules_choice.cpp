@@ -85,12 +85,14 @@ std::vector<RankingResult> rank_round(const Model& model, const std::vector<Mine
                                       const std::unordered_set<Atom, AtomHash>& known, const ScoreOptions& scoring,
                                       const CutAsked& cut) {
   std::vector<RankingResult> each(2);
-  each[1] = rank_rules_first(model, rules, round, known, scoring, RuleAggregation::Max, {}, &each[0]);
+  each[1] = rank_rules_first(model, rules, round, known, scoring, RuleAggregation::Max, cut.ranking(), &each[0]);
+  if (cut.ended(each[1])) return {};
   const std::vector<double> finite(weights.begin() + 1, weights.end());
   if (finite.empty()) return each;
-  if (cut()) return {};
-  for (RankingResult& added : rank_with_rule_evidence(model, rules, finite, round, known, scoring))
-    each.push_back(std::move(added));
+  std::vector<RankingResult> added =
+      rank_with_rule_evidence(model, rules, finite, round, known, scoring, RuleAggregation::Max, cut.ranking());
+  if (cut.ended(added.front())) return {};
+  for (RankingResult& r : added) each.push_back(std::move(r));
   return each;
 }
 
@@ -160,11 +162,14 @@ RankingResult dev_ranking_with_kept_rules(const Model& model, const TrainingData
 }
 
 RankingResult rank_with_kept_rules(const Model& model, const TrainingData& data, const std::vector<Atom>& atoms,
-                                   const std::unordered_set<Atom, AtomHash>& known, const ScoreOptions& scoring) {
-  if (model.mined_rules.empty() || !can_choose_mined_rules(data)) return evaluate_ranking(model, atoms, known, scoring);
+                                   const std::unordered_set<Atom, AtomHash>& known, const ScoreOptions& scoring,
+                                   const RankingOptions& options) {
+  if (model.mined_rules.empty() || !can_choose_mined_rules(data))
+    return evaluate_ranking(model, atoms, known, scoring, options);
   const double w = model.mined_rule_weight;
-  return std::isinf(w) ? rank_rules_first(model, model.mined_rules, atoms, known, scoring)
-                       : rank_with_rule_evidence(model, model.mined_rules, {w}, atoms, known, scoring).front();
+  const RuleAggregation max = RuleAggregation::Max;
+  return std::isinf(w) ? rank_rules_first(model, model.mined_rules, atoms, known, scoring, max, options)
+                       : rank_with_rule_evidence(model, model.mined_rules, {w}, atoms, known, scoring, max, options).front();
 }
 
 std::vector<MinedRule> mine_rules_like(const KnowledgeBase& kb, const std::vector<MinedRule>& chosen) {

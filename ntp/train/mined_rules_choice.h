@@ -89,9 +89,11 @@ RankingResult dev_ranking_with_kept_rules(const Model& model, const TrainingData
                                           std::size_t max_dev_atoms = kCombineChoiceDevAtoms);
 // The same ranking of `atoms` (binary, true unless in `known`), for a
 // choice that ranks dev in rounds (rank_in_rounds); `data` says whether the
-// kept rules apply (can_choose_mined_rules), as above.
+// kept rules apply (can_choose_mined_rules), as above; `options` as for
+// evaluate_ranking (a round gives up through them).
 RankingResult rank_with_kept_rules(const Model& model, const TrainingData& data, const std::vector<Atom>& atoms,
-                                   const std::unordered_set<Atom, AtomHash>& known, const ScoreOptions& scoring);
+                                   const std::unordered_set<Atom, AtomHash>& known, const ScoreOptions& scoring,
+                                   const RankingOptions& options = {});
 
 // The rules of `kb` mined as the choice mined `chosen` (its bodies' length):
 // the rules a model trained on more facts than the choice saw keeps.

@@ -15,9 +15,11 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <numeric>
 #include <omp.h>
 #include <random>
+#include <string>
 
 namespace {
 
@@ -328,4 +330,36 @@ TEST_CASE("a slot-first chain's floor only where the constant's own fact is sure
   const double score = ntp::score_atoms(model, {goal}, proofs)[0];
   CHECK(score < 0.5);
   CHECK(floor[static_cast<std::size_t>(constant("a"))] <= score + 1e-12);
+}
+
+TEST_CASE("a ranking asked to give up ends given up, without figures; asked and never told to, it ranks as before") {
+  // A chain of 300 constants under a rule with a one-atom body: one by one,
+  // each side scores about 300 corruptions, more than one batch.
+  std::string facts;
+  for (int i = 0; i < 300; ++i) facts += "p(c" + std::to_string(i) + ", c" + std::to_string(i + 1) + ").\n";
+  const ntp::Model model = ntp::make_model(ntp::training_data_from_text(facts, "2 #1(X, Y) :- #2(Y, X).\n").kb, 4,
+                                           ntp::ProverConfig{}, 7);
+  const std::vector<ntp::Atom> test(model.kb.facts.begin(), model.kb.facts.begin() + 4);
+  const std::unordered_set<ntp::Atom, ntp::AtomHash> known(model.kb.facts.begin(), model.kb.facts.end());
+  ntp::RankingOptions asked;
+  asked.one_by_one = true;
+  std::atomic<int> asks{0};
+  asked.give_up = [&] { return ++asks < 0; };  // never
+  const ntp::RankingResult whole = ntp::evaluate_ranking(model, test, known, {}, asked);
+  asked.give_up = nullptr;
+  const ntp::RankingResult plain = ntp::evaluate_ranking(model, test, known, {}, asked);
+  CHECK_FALSE(whole.given_up);
+  REQUIRE(whole.ranks.size() == 8);
+  for (std::size_t r = 0; r < 8; ++r) CHECK(whole.ranks[r].mean == plain.ranks[r].mean);
+  CHECK(asks.load() > 8 * 2);  // before each side, and between each side's two batches
+
+  for (int after : {0, 1, 5, 12}) {
+    CAPTURE(after);
+    asks = 0;
+    asked.give_up = [&] { return ++asks > after; };
+    const ntp::RankingResult cut = ntp::evaluate_ranking(model, test, known, {}, asked);
+    CHECK(cut.given_up);
+    CHECK(cut.ranks.empty());
+    CHECK(cut.mean_ties.mrr == 0);
+  }
 }

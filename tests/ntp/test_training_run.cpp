@@ -530,14 +530,14 @@ TEST_CASE("a choice's rounds stop at the round after a stop is raised, or within
   CHECK(stopped.stopped);
   CHECK(stopped.atoms == 1);
 
-  // A round that ends itself early for the stop (between two of its
-  // rankings) is not counted: the second round here.
+  // A round whose ranking gives up for the stop is not counted: the
+  // second round here.
   stop.store(false);
   int rounds = 0;
-  const ntp::RoundsDone cut = ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>&, const ntp::CutAsked& cut_now) {
+  const ntp::RoundsDone cut = ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>&, const ntp::CutAsked& asked) {
     if (++rounds < 2) return true;
     stop.store(true);
-    return !cut_now();
+    return !asked.ended(asked.ranking().give_up());
   });
   CHECK(cut.stopped);
   CHECK(cut.atoms == 1);
@@ -556,17 +556,23 @@ TEST_CASE("a choice's rounds stop at the round after a stop is raised, or within
   CHECK(paced.atoms == 1);
 }
 
-TEST_CASE("a round whose rankings outlast the budget ends between two of them, uncounted; the first round never does") {
+TEST_CASE("a ranking that outlasts the budget gives up within itself, and its round ends uncounted; the first round never does") {
   const std::vector<ntp::Atom> atoms = numbered_atoms(70);
   ntp::ChoiceLimits limits;
   limits.seconds = 0.12;
   // The first round is quick, so the second is started; its first ranking
-  // then takes 0.3 s, past the budget, and the round ends before its second.
-  int rounds = 0, second_rankings = 0;
-  const ntp::RoundsDone cut = ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>&, const ntp::CutAsked& cut_now) {
-    if (++rounds == 1) return !cut_now();
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    if (cut_now()) return false;
+  // would take 30 steps of 10 ms, asking give_up before each, and the round
+  // two rankings: it gives up once the budget is gone (after about 12 steps
+  // on an idle machine; under load, fewer).
+  int rounds = 0, steps = 0, second_rankings = 0;
+  const ntp::RoundsDone cut = ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>&, const ntp::CutAsked& asked) {
+    if (++rounds == 1) return !asked.ended(asked.ranking().give_up());
+    bool given_up = false;
+    for (; steps < 30 && !given_up; ++steps) {
+      given_up = asked.ranking().give_up();
+      if (!given_up) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (asked.ended(given_up)) return false;
     ++second_rankings;
     return true;
   });
@@ -574,16 +580,17 @@ TEST_CASE("a round whose rankings outlast the budget ends between two of them, u
   CHECK_FALSE(cut.stopped);
   CHECK(cut.atoms == 1);
   CHECK(rounds == 2);
+  CHECK(steps < 30);
   CHECK(second_rankings == 0);
 
-  // A budget gone at once: the first round still asks, and goes on.
+  // A budget gone at once: the first round's rankings do not give up.
   limits.seconds = 1e-9;
-  bool first_cut = true;
-  const ntp::RoundsDone first = ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>&, const ntp::CutAsked& cut_now) {
-    first_cut = cut_now();
-    return !first_cut;
+  bool first_given_up = true;
+  const ntp::RoundsDone first = ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>&, const ntp::CutAsked& asked) {
+    first_given_up = asked.ranking().give_up();
+    return !asked.ended(first_given_up);
   });
-  CHECK_FALSE(first_cut);
+  CHECK_FALSE(first_given_up);
   CHECK(first.atoms == 1);
   CHECK(first.over_budget);
 }
