@@ -265,8 +265,8 @@ RankingResult evaluate_ranking(const Model& model, const std::vector<Atom>& test
   std::size_t done = 0;
 #pragma omp parallel for schedule(dynamic, 1) if (sides.size() > 1)
   for (std::size_t i = 0; i < sides.size(); ++i) {
-    if (giving_up()) continue;
     try {
+      if (giving_up()) continue;
       const std::optional<SideRank> r =
           rank_side(finder, model, test[sides[i].first], sides[i].second, known, ranking.one_by_one, giving_up);
       if (!r) continue;

@@ -387,10 +387,11 @@ std::vector<RankingResult> rank_with_rule_evidence(const Model& model, const std
     }
   }
   for (RankingResult& r : results) {
-    r = summarise_ranks(std::move(r.ranks));
-    if (given_up.load()) {  // as evaluate_ranking gives up: no ranks, no figures
+    if (given_up.load()) {  // as evaluate_ranking gives up: no ranks (some were never ranked), no figures
       r = RankingResult{};
       r.given_up = true;
+    } else {
+      r = summarise_ranks(std::move(r.ranks));
     }
   }
   return results;

@@ -29,18 +29,21 @@ namespace ntp {
 // spread over the dev file (WN18RR: 3,034), are measured.
 constexpr std::size_t kCombineChoiceDevAtoms = 500;
 // They are ranked in rounds, under every rule in turn, so that a time
-// budget or a stop can end the choice between rounds. The first round
-// ranks one atom; each next one twice as many, up to this many, while a
-// round takes less than kQuickRoundSeconds: one atom took 1 min 54 s at
-// widths 1, 2, 4 and 8 (WN18RR, a prover started from chain rules), and a
-// round of twenty such would outlast the budget and the patience of a stop.
+// budget or a stop can end the choice with the rounds done counted whole
+// (a round cut short is dropped: CutAsked below). The first round ranks
+// one atom; each next one twice as many, up to this many, while a round
+// takes less than kQuickRoundSeconds: one atom took 1 min 54 s at widths
+// 1, 2, 4 and 8 (WN18RR, a prover started from chain rules), and a round of
+// twenty such, cut short, would throw away that much work.
 constexpr std::size_t kCombineChoiceRound = 20;
 constexpr double kQuickRoundSeconds = 2;
 
 // What bounds a choice: a round that would end past `seconds` (0: no
 // budget) at the pace so far is not started, and the dev atoms measured so
-// far decide; a raised `stop` ends it at the next round, keeping the best
-// rule so far (the model's own with no round done), which train() then
+// far decide (a round whose ranking the budget cuts short is not counted;
+// the first round never is); a raised `stop` ends it within the round under
+// way, also not counted, keeping the
+// best rule so far (the model's own with no round done), which train() then
 // throws away (a stopped run makes that choice again when resumed).
 // In a group of processes (`share`), each makes the same choice: the rounds
 // end for all of them where one's budget or stop ends them.

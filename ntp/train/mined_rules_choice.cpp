@@ -78,8 +78,8 @@ std::vector<double> weights_to_try(const Model& model) {
 }
 
 // One round's rankings: the model alone, then with the rules under each
-// weight (infinity first: the rules first); none when `cut` ended the round
-// between the two passes (reciprocals_in_rounds).
+// weight (infinity first: the rules first); none when a ranking gave up and
+// `cut` ended the round (reciprocals_in_rounds).
 std::vector<RankingResult> rank_round(const Model& model, const std::vector<MinedRule>& rules,
                                       const std::vector<double>& weights, const std::vector<Atom>& round,
                                       const std::unordered_set<Atom, AtomHash>& known, const ScoreOptions& scoring,

@@ -12,6 +12,7 @@
 #include "ntp/train/rule_choice.h"
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <random>
 
@@ -279,4 +280,43 @@ TEST_CASE("choose_rule_set keeps the first set of mined rules unless a later one
   const auto kb = kb_from_text("p(a, b). q(b, a).");
   CHECK_THROWS_AS(ntp::choose_rule_set(kb, {{"none", {}}}, {}), std::invalid_argument);
   CHECK_THROWS_AS(ntp::choose_rule_set(kb, {}, {{0, {0, 1}}}), std::invalid_argument);
+}
+
+TEST_CASE("the rule rankings asked to give up end given up, without figures, every weight's and the model's alike") {
+  std::vector<ntp::Atom> test;
+  ntp::KnowledgeBase kb = random_split(1, 12, 70, 7, test);
+  kb.templates = kb_from_text("p0(a, b).", "2 #1(X, Y) :- #2(Y, X).").templates;
+  const ntp::Model model = ntp::make_model(kb, 6, ntp::ProverConfig{}, 1);
+  const auto rules = mine_every_rule(model.kb, 2, false);
+  std::unordered_set<ntp::Atom, ntp::AtomHash> known(kb.facts.begin(), kb.facts.end());
+  known.insert(test.begin(), test.end());
+  ntp::ScoreOptions scoring;
+  scoring.facts = ntp::make_fact_index(model, "exact");
+  REQUIRE(test.size() > 2);
+  for (int after : {0, 1, 3}) {
+    CAPTURE(after);
+    std::atomic<int> asks{0};
+    ntp::RankingOptions options;
+    options.give_up = [&] { return ++asks > after; };
+    const auto with_evidence = ntp::rank_with_rule_evidence(model, rules, {0.5, 2}, test, known, scoring,
+                                                            ntp::RuleAggregation::Max, options);
+    REQUIRE(with_evidence.size() == 2);
+    for (const ntp::RankingResult& r : with_evidence) {
+      CHECK(r.given_up);
+      CHECK(r.ranks.empty());
+    }
+    asks = 0;
+    ntp::RankingResult alone;
+    const ntp::RankingResult first =
+        ntp::rank_rules_first(model, rules, test, known, scoring, ntp::RuleAggregation::Max, options, &alone);
+    CHECK(first.given_up);
+    CHECK(alone.given_up);
+    CHECK(first.ranks.empty());
+  }
+  // Asked and never told to: every side ranked.
+  ntp::RankingOptions never;
+  never.give_up = [] { return false; };
+  const auto whole = ntp::rank_with_rule_evidence(model, rules, {0.5}, test, known, scoring, ntp::RuleAggregation::Max, never);
+  CHECK_FALSE(whole.front().given_up);
+  CHECK(whole.front().ranks.size() == 2 * test.size());
 }

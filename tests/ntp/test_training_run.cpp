@@ -559,16 +559,17 @@ TEST_CASE("a choice's rounds stop at the round after a stop is raised, or within
 TEST_CASE("a ranking that outlasts the budget gives up within itself, and its round ends uncounted; the first round never does") {
   const std::vector<ntp::Atom> atoms = numbered_atoms(70);
   ntp::ChoiceLimits limits;
-  limits.seconds = 0.12;
-  // The first round is quick, so the second is started; its first ranking
-  // would take 30 steps of 10 ms, asking give_up before each, and the round
-  // two rankings: it gives up once the budget is gone (after about 12 steps
-  // on an idle machine; under load, fewer).
+  limits.seconds = 0.3;
+  // The first round is quick (well under a third of the budget), so the
+  // second, of two atoms, is started; its first ranking would take 60 steps
+  // of 10 ms, asking give_up before each, and the round two rankings: it
+  // gives up once the budget is gone (after about 30 steps on an idle
+  // machine; under load, fewer).
   int rounds = 0, steps = 0, second_rankings = 0;
   const ntp::RoundsDone cut = ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>&, const ntp::CutAsked& asked) {
     if (++rounds == 1) return !asked.ended(asked.ranking().give_up());
     bool given_up = false;
-    for (; steps < 30 && !given_up; ++steps) {
+    for (; steps < 60 && !given_up; ++steps) {
       given_up = asked.ranking().give_up();
       if (!given_up) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
@@ -580,7 +581,7 @@ TEST_CASE("a ranking that outlasts the budget gives up within itself, and its ro
   CHECK_FALSE(cut.stopped);
   CHECK(cut.atoms == 1);
   CHECK(rounds == 2);
-  CHECK(steps < 30);
+  CHECK(steps < 60);
   CHECK(second_rankings == 0);
 
   // A budget gone at once: the first round's rankings do not give up.
