@@ -47,6 +47,12 @@ ScoreOptions with_fact_index(const Model& model, ScoreOptions options) {
 }
 
 std::vector<RankKey> rank_keys(const Model& model, const std::vector<Atom>& atoms, const ScoreOptions& options) {
+  return *rank_keys_unless_given_up(model, atoms, options, nullptr);
+}
+
+std::optional<std::vector<RankKey>> rank_keys_unless_given_up(const Model& model, const std::vector<Atom>& atoms,
+                                                              const ScoreOptions& options,
+                                                              const std::function<bool()>& give_up) {
   const std::optional<Combine> rule = scoring_rule(model, options.source);
   if (rule != Combine::Proof && !model.prover.complex)
     throw std::invalid_argument("the model was trained without ComplEx (ntp train --complex)");
@@ -59,6 +65,7 @@ std::vector<RankKey> rank_keys(const Model& model, const std::vector<Atom>& atom
   const ScoreOptions searched = with_fact_index(model, options);  // built only when proofs are wanted
   Prover prover(model, *searched.facts, model.prover);
   for (std::size_t begin = 0; begin < atoms.size(); begin += kChunk) {
+    if (give_up && give_up()) return std::nullopt;
     std::vector<Goal> goals;
     for (std::size_t i = begin; i < std::min(atoms.size(), begin + kChunk); ++i) goals.push_back({atoms[i], -1});
     const GoalScores chunk = score_goals_with_support(model, prover.search(goals));

@@ -14,6 +14,7 @@
 #include "ntp/index/fact_index.h"
 #include "ntp/model/model.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -50,6 +51,12 @@ std::vector<double> score_atoms(const Model& model, const std::vector<Atom>& ato
 // The keys rankings order atoms by: the score of score_atoms and, when
 // options.tie_break, the proof support (0 for ComplexOnly, which has no proofs).
 std::vector<RankKey> rank_keys(const Model& model, const std::vector<Atom>& atoms, const ScoreOptions& options = {});
+// rank_keys, asking `give_up` (when given) before each chunk of 256 atoms
+// it proves; nothing once it says yes: what a ranking that may be cut short
+// scores with (RankingOptions::give_up).
+std::optional<std::vector<RankKey>> rank_keys_unless_given_up(const Model& model, const std::vector<Atom>& atoms,
+                                                              const ScoreOptions& options,
+                                                              const std::function<bool()>& give_up);
 // `options` with options.facts set: as given, or built of options.index's kind.
 ScoreOptions with_fact_index(const Model& model, ScoreOptions options);
 

@@ -7,7 +7,6 @@
 #include "ntp/prover/slot_bound.h"
 
 #include <algorithm>
-#include <atomic>
 #include <exception>
 #include <functional>
 #include <limits>
@@ -43,26 +42,6 @@ constexpr long long kWorkPerDirect = 3 * 2000;
 // WN18RR no such search succeeded (0 of 145 on 128 sides, 11 s of searching
 // against 118 of 142 below 1%).
 constexpr std::size_t kWideBall = 256;
-// Corruptions a side scores between two asks of RankingOptions::give_up: a
-// chunk of rank_keys, seconds at most for a wide prover on FB15k-237.
-constexpr std::size_t kScoredBetweenAsks = 256;
-
-// The rank keys of `atom` with each of `constants` at `slot`, scored a
-// batch at a time; nothing (nullopt) once `give_up` says so.
-std::optional<std::vector<RankKey>> keys_unless_given_up(const CandidateFinder& finder, const Atom& atom, int slot,
-                                                         const std::vector<int>& constants,
-                                                         const std::function<bool()>& give_up) {
-  std::vector<RankKey> keys;
-  for (std::size_t from = 0; from < constants.size(); from += kScoredBetweenAsks) {
-    if (give_up()) return std::nullopt;
-    const auto first = constants.begin() + static_cast<std::ptrdiff_t>(from);
-    const auto last = constants.begin() + static_cast<std::ptrdiff_t>(std::min(constants.size(), from + kScoredBetweenAsks));
-    const std::vector<RankKey> batch = finder.keys(atom, slot, std::vector<int>(first, last));
-    keys.insert(keys.end(), batch.begin(), batch.end());
-  }
-  return keys;
-}
-
 // One side of a test triple: its rank among the corruptions at `slot` that
 // are not known true; nothing once `give_up` says so.
 std::optional<SideRank> rank_side(const CandidateFinder& finder, const Model& model, const Atom& truth, int slot,
@@ -86,7 +65,7 @@ std::optional<SideRank> rank_side(const CandidateFinder& finder, const Model& mo
   std::vector<int> maybe;
   for (int c : reach.maybe)
     if (is_corruption(c)) maybe.push_back(c);
-  std::optional<std::vector<RankKey>> keys = keys_unless_given_up(finder, truth, slot, maybe, give_up);
+  std::optional<std::vector<RankKey>> keys = finder.keys(truth, slot, maybe, give_up);
   if (!keys) return std::nullopt;
   r.scored = static_cast<long long>(keys->size());
   // Above the true triple without scoring: their ComplEx score with their proof floor beats it.
@@ -237,10 +216,17 @@ bool CandidateFinder::too_wide_to_bound(const Side& side, double tau) const {
   return ball.size() > std::max(static_cast<std::size_t>(balls_->size()) / 100, kWideBall);
 }
 
-std::vector<RankKey> CandidateFinder::keys(const Atom& atom, int slot, const std::vector<int>& constants) const {
+std::optional<std::vector<RankKey>> CandidateFinder::keys(const Atom& atom, int slot, const std::vector<int>& constants,
+                                                          const std::function<bool()>& give_up) const {
   std::vector<Atom> atoms(constants.size(), atom);
   for (std::size_t i = 0; i < constants.size(); ++i) atoms[i].args[static_cast<std::size_t>(slot)] = constants[i];
-  return rank_keys(model_, atoms, options_);
+  return rank_keys_unless_given_up(model_, atoms, options_, give_up);
+}
+
+RankingResult given_up_ranking() {
+  RankingResult none;
+  none.given_up = true;
+  return none;
 }
 
 RankingResult evaluate_ranking(const Model& model, const std::vector<Atom>& test,
@@ -253,12 +239,8 @@ RankingResult evaluate_ranking(const Model& model, const std::vector<Atom>& test
     if (test[t].args.size() > 1) sides.emplace_back(t, static_cast<int>(test[t].args.size()) - 1);
   }
   const CandidateFinder finder(model, options, ranking.max_bound_work);
-  // Once give_up says yes it is not asked again: every thread sees the answer.
-  std::atomic<bool> given_up{false};
-  const std::function<bool()> giving_up = [&] {
-    if (!given_up.load() && ranking.give_up && ranking.give_up()) given_up.store(true);
-    return given_up.load();
-  };
+  const GiveUp given_up(ranking.give_up);
+  const std::function<bool()> giving_up = std::cref(given_up);
   std::vector<SideRank> ranks(sides.size());
   std::vector<std::exception_ptr> errors(sides.size());  // an exception must not leave an OpenMP region
   std::mutex progress_mutex;
@@ -281,12 +263,7 @@ RankingResult evaluate_ranking(const Model& model, const std::vector<Atom>& test
   }
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
-  if (given_up.load()) {
-    RankingResult none;
-    none.given_up = true;
-    return none;
-  }
-  return summarise_ranks(std::move(ranks));
+  return given_up.said() ? given_up_ranking() : summarise_ranks(std::move(ranks));
 }
 
 RankingResult summarise_ranks(std::vector<SideRank> ranks) {
@@ -332,7 +309,7 @@ std::vector<std::pair<int, RankKey>> best_constants(const CandidateFinder& finde
     std::vector<int> fresh;
     for (int c : candidates)
       if (!scored.count(c)) fresh.push_back(c);
-    const std::vector<RankKey> keys = finder.keys(atom, slot, fresh);
+    const std::vector<RankKey> keys = *finder.keys(atom, slot, fresh);
     for (std::size_t i = 0; i < fresh.size(); ++i) scored.emplace(fresh[i], keys[i]);
   };
   auto cleared = [&](double target) {

@@ -33,6 +33,7 @@
 #include "ntp/eval/evaluate.h"
 #include "ntp/prover/slot_bound.h"
 
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -80,8 +81,10 @@ class CandidateFinder {
   // those sharing a fact with the atom's other constants, and ComplEx's best
   // (top + 64).
   std::vector<int> seeds(const Side& side, int top) const;
-  // rank_keys of `atom` with each of `constants` at `slot`.
-  std::vector<RankKey> keys(const Atom& atom, int slot, const std::vector<int>& constants) const;
+  // rank_keys of `atom` with each of `constants` at `slot`; nothing once
+  // `give_up` (when given) says so (rank_keys_unless_given_up).
+  std::optional<std::vector<RankKey>> keys(const Atom& atom, int slot, const std::vector<int>& constants,
+                                           const std::function<bool()>& give_up = nullptr) const;
   const Model& model() const { return model_; }
   const ScoreOptions& options() const { return options_; }
 
@@ -125,6 +128,22 @@ struct RankingOptions {
   std::function<bool()> give_up;
 };
 
+// RankingOptions::give_up asked from any thread, and not asked again once
+// it said yes: every thread then sees the answer.
+class GiveUp {
+ public:
+  explicit GiveUp(const std::function<bool()>& ask) : ask_(ask) {}
+  bool operator()() const {
+    if (!said_.load() && ask_ && ask_()) said_.store(true);
+    return said_.load();
+  }
+  bool said() const { return said_.load(); }
+
+ private:
+  const std::function<bool()>& ask_;
+  mutable std::atomic<bool> said_{false};
+};
+
 // One side of one test triple.
 struct SideRank {
   std::size_t triple = 0;  // index into the test atoms
@@ -147,6 +166,9 @@ struct RankingResult {
   // RankingOptions::give_up ended the ranking: no ranks and no figures.
   bool given_up = false;
 };
+
+// What a ranking given up returns: given_up, no ranks, no figures.
+RankingResult given_up_ranking();
 
 // Each ranked side's reciprocal rank (ties by mean rank), in `r.ranks`' order.
 std::vector<double> reciprocal_ranks(const RankingResult& r);

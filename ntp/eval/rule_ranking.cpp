@@ -5,7 +5,6 @@
 #include "ntp/mine/relation_graph.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <functional>
 #include <stdexcept>
@@ -355,7 +354,7 @@ std::vector<RankingResult> rank_with_rule_evidence(const Model& model, const std
   std::vector<RankingResult> results(weights.size());
   for (RankingResult& r : results) r.ranks.resize(2 * test.size());
   std::size_t done = 0;
-  std::atomic<bool> given_up{false};
+  const GiveUp given_up(options.give_up);
 #pragma omp parallel
   {
     SideScratch scratch;
@@ -363,10 +362,7 @@ std::vector<RankingResult> rank_with_rule_evidence(const Model& model, const std
     PathWalker walker(g);
 #pragma omp for schedule(dynamic, 4)
     for (std::size_t i = 0; i < 2 * test.size(); ++i) {
-      if (given_up.load() || (options.give_up && options.give_up())) {
-        given_up.store(true);
-        continue;
-      }
+      if (given_up()) continue;
       const Atom& atom = test[i / 2];
       const int open = static_cast<int>(i % 2);
       predict(applied, atom.predicate, atom.args[static_cast<std::size_t>(1 - open)], open, how, scratch, g, walker);
@@ -386,14 +382,8 @@ std::vector<RankingResult> rank_with_rule_evidence(const Model& model, const std
       if (options.progress) options.progress(++done, 2 * test.size());
     }
   }
-  for (RankingResult& r : results) {
-    if (given_up.load()) {  // as evaluate_ranking gives up: no ranks (some were never ranked), no figures
-      r = RankingResult{};
-      r.given_up = true;
-    } else {
-      r = summarise_ranks(std::move(r.ranks));
-    }
-  }
+  for (RankingResult& r : results)  // given up: some sides were never ranked
+    r = given_up.said() ? given_up_ranking() : summarise_ranks(std::move(r.ranks));
   return results;
 }
 

@@ -60,15 +60,16 @@ bool would_overrun(const ChoiceLimits& limits, std::size_t done, std::size_t nex
   return elapsed + elapsed / static_cast<double>(done) * static_cast<double>(next) > limits.seconds;
 }
 
+// Whether this process's stop flag is raised (stop_asked asks them all).
+bool stop_raised_here(const ChoiceLimits& limits) { return limits.stop != nullptr && limits.stop->load(); }
+
 }  // namespace
 
 CutAsked::CutAsked(std::function<bool()> give_up, std::function<bool(bool)> agree) : agree_(std::move(agree)) {
   ranking_.give_up = std::move(give_up);
 }
 
-bool stop_asked(const ChoiceLimits& limits) {
-  return any_process(limits.share, limits.stop != nullptr && limits.stop->load());
-}
+bool stop_asked(const ChoiceLimits& limits) { return any_process(limits.share, stop_raised_here(limits)); }
 
 RoundsDone rank_in_rounds(const std::vector<Atom>& atoms, const ChoiceLimits& limits, std::ostream* progress,
                           const std::string& what,
@@ -79,8 +80,7 @@ RoundsDone rank_in_rounds(const std::vector<Atom>& atoms, const ChoiceLimits& li
   // done.atoms changes only between rounds, so the rankings' threads may read it.
   const CutAsked cut(
       [&] {
-        const bool stop = limits.stop != nullptr && limits.stop->load();
-        return stop || (done.atoms > 0 && limits.seconds > 0 && seconds_since(start) > limits.seconds);
+        return stop_raised_here(limits) || (done.atoms > 0 && limits.seconds > 0 && seconds_since(start) > limits.seconds);
       },
       [&](bool given_up) {
         if (!any_process(limits.share, given_up)) return false;

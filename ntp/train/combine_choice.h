@@ -81,7 +81,6 @@ class CutAsked {
   // of a group makes at the same point: true when this process or another
   // gave the ranking up; the round then ends there, uncounted.
   bool ended(const RankingResult& ranked) const { return agree_(ranked.given_up); }
-  bool ended(bool given_up) const { return agree_(given_up); }  // a ranking of the caller's own
 
  private:
   RankingOptions ranking_;

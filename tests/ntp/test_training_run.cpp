@@ -477,6 +477,13 @@ TEST_CASE("the combine choice ranks its dev facts in rounds: all of them, or tho
 
 namespace {
 
+// A ranking of the test's own, given up or not, for CutAsked::ended.
+ntp::RankingResult ranking_that(bool given_up) {
+  ntp::RankingResult r;
+  r.given_up = given_up;
+  return r;
+}
+
 // p(i, i) for i = 0..n-1: atoms whose first argument says their place.
 std::vector<ntp::Atom> numbered_atoms(int n) {
   std::vector<ntp::Atom> atoms;
@@ -537,7 +544,7 @@ TEST_CASE("a choice's rounds stop at the round after a stop is raised, or within
   const ntp::RoundsDone cut = ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>&, const ntp::CutAsked& asked) {
     if (++rounds < 2) return true;
     stop.store(true);
-    return !asked.ended(asked.ranking().give_up());
+    return !asked.ended(ranking_that(asked.ranking().give_up()));
   });
   CHECK(cut.stopped);
   CHECK(cut.atoms == 1);
@@ -567,13 +574,13 @@ TEST_CASE("a ranking that outlasts the budget gives up within itself, and its ro
   // machine; under load, fewer).
   int rounds = 0, steps = 0, second_rankings = 0;
   const ntp::RoundsDone cut = ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>&, const ntp::CutAsked& asked) {
-    if (++rounds == 1) return !asked.ended(asked.ranking().give_up());
+    if (++rounds == 1) return !asked.ended(ranking_that(asked.ranking().give_up()));
     bool given_up = false;
     for (; steps < 60 && !given_up; ++steps) {
       given_up = asked.ranking().give_up();
       if (!given_up) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    if (asked.ended(given_up)) return false;
+    if (asked.ended(ranking_that(given_up))) return false;
     ++second_rankings;
     return true;
   });
@@ -589,7 +596,7 @@ TEST_CASE("a ranking that outlasts the budget gives up within itself, and its ro
   bool first_given_up = true;
   const ntp::RoundsDone first = ntp::rank_in_rounds(atoms, limits, nullptr, "", [&](const std::vector<ntp::Atom>&, const ntp::CutAsked& asked) {
     first_given_up = asked.ranking().give_up();
-    return !asked.ended(first_given_up);
+    return !asked.ended(ranking_that(first_given_up));
   });
   CHECK_FALSE(first_given_up);
   CHECK(first.atoms == 1);
