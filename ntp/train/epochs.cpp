@@ -108,7 +108,8 @@ bool EpochLoop::run_epoch(int epoch, std::size_t first_step) {
     if (next < steps && stop_requested()) {  // at an epoch's end, stop after it
       refresh_rule_rows(learner_);  // the caller saves the model
       save(epoch - 1, next);
-      progress_.stopped();
+      time.index = learner_.facts->stats();
+      progress_.stopped(epoch, time, std::chrono::duration<double>(std::chrono::steady_clock::now() - epoch_start).count());
       return false;
     }
     progress_.after_steps(epoch, step, next - 1, loss_sum_);

@@ -16,8 +16,8 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 }
 
 // "  time: proof search 12.1 s (fact retrieval 20.3 thread-s, 1.20M queries, ...), ...; 900 goals/s;
-// gradient 412 rows, 322.0 KiB a step[, 160.2 KiB sent in 1.2 s]\n"
-std::string describe(const TimeSplit& t, double epoch_seconds) {
+// gradient 412 rows, 322.0 KiB a step[, 160.2 KiB sent in 1.2 s]\n", `label` in place of "time".
+std::string describe(const TimeSplit& t, double epoch_seconds, const std::string& label = "time") {
   char line[560];
   const double known =
       t.proof_search + t.index_maintenance + t.forward + t.backward + t.optimiser + t.recall_probes + t.group;
@@ -26,10 +26,10 @@ std::string describe(const TimeSplit& t, double epoch_seconds) {
   if (t.group_bytes > 0)
     std::snprintf(group, sizeof group, ", %.1f KiB sent in %.1f s", t.group_bytes / 1024.0 / steps, t.group);
   std::snprintf(line, sizeof line,
-                "  time: proof search %.1f s (fact retrieval %.1f thread-s, %.2fM queries, %lld widened), "
+                "  %s: proof search %.1f s (fact retrieval %.1f thread-s, %.2fM queries, %lld widened), "
                 "index maintenance %.1f s (%lld rows relinked), forward %.1f s, backward %.1f s, optimiser %.1f s, "
                 "recall probes %.1f s, other %.1f s; %.0f goals/s; gradient %.0f rows, %.1f KiB a step%s\n",
-                t.proof_search, t.index.search_seconds, 1e-6 * static_cast<double>(t.index.queries), t.index.widened,
+                label.c_str(), t.proof_search, t.index.search_seconds, 1e-6 * static_cast<double>(t.index.queries), t.index.widened,
                 t.index_maintenance, t.index.rows_relinked, t.forward, t.backward, t.optimiser, t.recall_probes,
                 std::max(0.0, epoch_seconds - known), static_cast<double>(t.goals) / std::max(1e-9, epoch_seconds),
                 static_cast<double>(t.gradient_rows) / steps, t.gradient_bytes / 1024.0 / steps, group);
@@ -95,8 +95,13 @@ void ProgressPrinter::after_epoch(const EpochReport& r, const std::string& index
   *out_ << std::flush;
 }
 
-void ProgressPrinter::stopped() {
-  if (out_) *out_ << (options_.progress_inline ? "\n" : "") << std::flush;
+void ProgressPrinter::stopped(int epoch, const TimeSplit& time, double seconds) {
+  if (!out_) return;
+  *out_ << (options_.progress_inline ? "\n" : "");
+  if (options_.profile && time.steps > 0)
+    *out_ << describe(time, seconds, "time of epoch " + std::to_string(epoch) + "'s " + std::to_string(time.steps) +
+                                         " steps run");
+  *out_ << std::flush;
 }
 
 }  // namespace ntp

@@ -449,6 +449,27 @@ TEST_CASE("progress in place: a line for each update whose steps hold a tenth st
   CHECK(lines() == 2);
 }
 
+TEST_CASE("a stop inside an epoch, profiled, says where the time of the steps it ran went") {
+  InverseKb data;
+  for (bool profile : {false, true}) {
+    CAPTURE(profile);
+    ntp::Model model = ntp::make_model(data.kb, 10, ntp::ProverConfig{}, 3);
+    ntp::TrainOptions o = quick_options();
+    o.batch = 2;  // several steps an epoch
+    o.profile = profile;
+    std::ostringstream out;
+    ntp::TrainingState state;
+    ntp::EpochHooks hooks;
+    hooks.progress = &out;
+    int asked = 0;
+    hooks.stop_requested = [&] { return ++asked == 3; };  // after the third step of epoch 1
+    CHECK_FALSE(ntp::train_epochs(model, o, state, hooks));
+    REQUIRE(state.steps_done == 3);
+    const bool told = out.str().find("time of epoch 1's 3 steps run: proof search") != std::string::npos;
+    CHECK(told == profile);
+  }
+}
+
 TEST_CASE("freeze_kb: the epochs with proofs move the rule slots only, the ComplEx-only epochs everything") {
   InverseKb data;
   ntp::ProverConfig config;
