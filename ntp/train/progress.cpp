@@ -29,8 +29,8 @@ std::string describe(const TimeSplit& t, double epoch_seconds, const std::string
                 "  %s: proof search %.1f s (fact retrieval %.1f thread-s, %.2fM queries, %lld widened), "
                 "index maintenance %.1f s (%lld rows relinked), forward %.1f s, backward %.1f s, optimiser %.1f s, "
                 "recall probes %.1f s, other %.1f s; %.0f goals/s; gradient %.0f rows, %.1f KiB a step%s\n",
-                label.c_str(), t.proof_search, t.index.search_seconds, 1e-6 * static_cast<double>(t.index.queries), t.index.widened,
-                t.index_maintenance, t.index.rows_relinked, t.forward, t.backward, t.optimiser, t.recall_probes,
+                label.c_str(), t.proof_search, t.index.search_seconds, 1e-6 * static_cast<double>(t.index.queries),
+                t.index.widened, t.index_maintenance, t.index.rows_relinked, t.forward, t.backward, t.optimiser, t.recall_probes,
                 std::max(0.0, epoch_seconds - known), static_cast<double>(t.goals) / std::max(1e-9, epoch_seconds),
                 static_cast<double>(t.gradient_rows) / steps, t.gradient_bytes / 1024.0 / steps, group);
   return line;
