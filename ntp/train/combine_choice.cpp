@@ -6,6 +6,7 @@
 #include "ntp/kb/text.h"
 #include "ntp/train/dev_metric.h"
 #include "ntp/train/rule_choice.h"
+#include "ntp/train/step_timer.h"
 
 #include <algorithm>
 #include <chrono>
@@ -27,7 +28,6 @@ namespace {
 constexpr Combine kRules[] = {Combine::Mean, Combine::Max, Combine::Proof};
 
 using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 // A labelled dev file (WN11): each rule's accuracy, measured whole (cheap:
 // one score per atom, no ranking).

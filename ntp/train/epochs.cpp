@@ -91,9 +91,6 @@ StepPosition EpochLoop::resume() {
 // when it was not the last.
 bool EpochLoop::run_epoch(int epoch, std::size_t first_step) {
   const auto epoch_start = std::chrono::steady_clock::now();
-  const auto seconds = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - epoch_start).count();
-  };
   if (first_step == 0) {
     batches_.shuffle();
     loss_sum_ = 0;
@@ -112,7 +109,7 @@ bool EpochLoop::run_epoch(int epoch, std::size_t first_step) {
       refresh_rule_rows(learner_);  // the caller saves the model
       save(epoch - 1, next);
       time.index = learner_.facts->stats();
-      progress_.stopped(epoch, time, seconds());
+      progress_.stopped(epoch, next - first_step, time, seconds_since(epoch_start));
       return false;
     }
     progress_.after_steps(epoch, step, next - 1, loss_sum_);
@@ -123,7 +120,7 @@ bool EpochLoop::run_epoch(int epoch, std::size_t first_step) {
     rebuild_index(learner_, probe_);
     timer.lap(&TimeSplit::index_maintenance);
   }
-  finish_epoch(epoch, seconds(), time);
+  finish_epoch(epoch, seconds_since(epoch_start), time);
   return epoch == options_.epochs || !stop_requested();
 }
 

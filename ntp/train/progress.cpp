@@ -2,6 +2,7 @@
 #include "ntp/train/progress.h"
 
 #include "ntp/kb/text.h"
+#include "ntp/train/step_timer.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -10,10 +11,6 @@
 namespace ntp {
 
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
 
 // "  time: proof search 12.1 s (fact retrieval 20.3 thread-s, 1.20M queries, ...), ...; 900 goals/s;
 // gradient 412 rows, 322.0 KiB a step[, 160.2 KiB sent in 1.2 s]\n", `label` in place of "time".
@@ -95,11 +92,11 @@ void ProgressPrinter::after_epoch(const EpochReport& r, const std::string& index
   *out_ << std::flush;
 }
 
-void ProgressPrinter::stopped(int epoch, const TimeSplit& time, double seconds) {
+void ProgressPrinter::stopped(int epoch, std::size_t steps_run, const TimeSplit& time, double seconds) {
   if (!out_) return;
   *out_ << (options_.progress_inline ? "\n" : "");
-  if (options_.profile && time.steps > 0)
-    *out_ << describe(time, seconds, "time of epoch " + std::to_string(epoch) + "'s " + std::to_string(time.steps) +
+  if (options_.profile && steps_run > 0)
+    *out_ << describe(time, seconds, "time of epoch " + std::to_string(epoch) + "'s " + std::to_string(steps_run) +
                                          " steps run");
   *out_ << std::flush;
 }

@@ -27,10 +27,12 @@ class ProgressPrinter {
   void after_steps(int epoch, std::size_t first, std::size_t last, double loss_sum);
   // `index` names the fact index, for the recall probes.
   void after_epoch(const EpochReport& report, const std::string& index);
-  // Training stopped inside an epoch, `seconds` into this run's part of
-  // `epoch`: ends a line rewritten in place and, when profiling, says where
-  // that part's time went (`time`), so a long epoch stopped early is profiled too.
-  void stopped(int epoch, const TimeSplit& time, double seconds);
+  // Training stopped inside an epoch, after `steps_run` steps and `seconds`
+  // of this run's part of `epoch`: ends a line rewritten in place and, when
+  // profiling, says where that part's time went (`time`), so a long epoch
+  // stopped early is profiled too. (time.steps counts updates, of which a
+  // 1-vs-all ComplEx epoch makes one every few steps.)
+  void stopped(int epoch, std::size_t steps_run, const TimeSplit& time, double seconds);
 
  private:
   // Seconds and epochs done, of epochs with proofs [0] and ComplEx-only ones

@@ -1,6 +1,7 @@
 // ntp/train/step_timer.h: where a step's time goes. The step calls lap() after
 // each phase with the TimeSplit field that phase fills; the time since the
-// previous lap is added to it.
+// previous lap is added to it. Also the seconds since a moment, which
+// training's progress lines and choices read.
 #pragma once
 
 #include "ntp/train/options.h"
@@ -8,6 +9,11 @@
 #include <chrono>
 
 namespace ntp {
+
+// Seconds of wall time since `start`.
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 class StepTimer {
  public:

@@ -470,6 +470,27 @@ TEST_CASE("a stop inside an epoch, profiled, says where the time of the steps it
   }
 }
 
+TEST_CASE("a stop inside a 1-vs-all ComplEx epoch, profiled, counts the steps run, not the updates") {
+  InverseKb data;
+  ntp::ProverConfig config;
+  config.complex = true;
+  ntp::Model model = ntp::make_model(data.kb, 10, config, 3);
+  ntp::TrainOptions o = quick_options();
+  o.epochs = o.complex_epochs = 2;
+  o.complex_loss = ntp::ComplexLoss::All;
+  o.complex_batch = 8;  // two steps of 4 an update
+  o.profile = true;
+  std::ostringstream out;
+  ntp::TrainingState state;
+  ntp::EpochHooks hooks;
+  hooks.progress = &out;
+  int asked = 0;
+  hooks.stop_requested = [&] { return ++asked == 1; };  // after epoch 1's first update: steps 0 and 1
+  CHECK_FALSE(ntp::train_epochs(model, o, state, hooks));
+  REQUIRE(state.steps_done == 2);
+  CHECK(out.str().find("time of epoch 1's 2 steps run: proof search") != std::string::npos);
+}
+
 TEST_CASE("freeze_kb: the epochs with proofs move the rule slots only, the ComplEx-only epochs everything") {
   InverseKb data;
   ntp::ProverConfig config;
