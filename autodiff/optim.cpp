@@ -76,17 +76,25 @@ void Optimizer::set_state(std::vector<Matrix> state) {
                                                   std::to_string(state.size()) + " matrices");
 }
 
+std::vector<Matrix> AdaGrad::take_state() {
+  std::vector<Matrix> out = std::move(sum_squares_);
+  sum_squares_.clear();
+  return out;
+}
+
 void AdaGrad::set_state(std::vector<Matrix> state) { sum_squares_ = std::move(state); }
 
-std::vector<Matrix> Adam::state() const {
+std::vector<Matrix> Adam::take_state() {
   std::vector<Matrix> out;
-  for (const Moments& m : moments_) {
-    out.push_back(m.first);
-    out.push_back(m.second);
+  out.reserve(3 * moments_.size());
+  for (Moments& m : moments_) {
+    out.push_back(std::move(m.first));
+    out.push_back(std::move(m.second));
     Matrix steps(static_cast<Index>(m.steps.size()), 1);
     for (std::size_t r = 0; r < m.steps.size(); ++r) steps(static_cast<Index>(r), 0) = static_cast<Scalar>(m.steps[r]);
     out.push_back(std::move(steps));  // exact: counts stay far below 2^53
   }
+  moments_.clear();
   return out;
 }
 

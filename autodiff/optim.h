@@ -41,9 +41,11 @@ class Optimizer {
   void set_l2(std::size_t slot, Scalar l2);
   // What the optimiser has accumulated (Adam's moments and per-row step
   // counts, AdaGrad's sums of squares) as matrices, so that a checkpoint can
-  // resume training exactly where it stopped. set_state takes what state()
-  // gave, and throws std::invalid_argument for anything else.
-  virtual std::vector<Matrix> state() const { return {}; }
+  // resume training exactly where it stopped. Moved out, not copied: a large
+  // table's moments are twice its size. The optimiser then holds nothing (a
+  // step would start afresh) until set_state gives them back; set_state takes
+  // what take_state gave, and throws std::invalid_argument for anything else.
+  virtual std::vector<Matrix> take_state() { return {}; }
   virtual void set_state(std::vector<Matrix> state);
 
  protected:
@@ -65,7 +67,7 @@ class Sgd : public Optimizer {
 class AdaGrad : public Optimizer {
  public:
   using Optimizer::Optimizer;
-  std::vector<Matrix> state() const override { return sum_squares_; }  // per parameter slot
+  std::vector<Matrix> take_state() override;  // per parameter slot
   void set_state(std::vector<Matrix> state) override;
  protected:
   void update_row(std::size_t slot, Parameter& p, Index row, const Matrix& g) override;
@@ -79,7 +81,7 @@ class Adam : public Optimizer {
  public:
   using Optimizer::Optimizer;
   // Per parameter slot: first moments, second moments, step counts (rows, 1).
-  std::vector<Matrix> state() const override;
+  std::vector<Matrix> take_state() override;
   void set_state(std::vector<Matrix> state) override;
  protected:
   void update_row(std::size_t slot, Parameter& p, Index row, const Matrix& g) override;

@@ -24,7 +24,7 @@ struct TrainingState {
   int recall_probes = 0;
   std::string rng, probe_rng;      // std::mt19937_64 states, as rng_state_text writes them
   std::vector<std::size_t> order;  // the facts' order, reshuffled in place each epoch
-  std::vector<ad::Matrix> optimizer;  // ad::Optimizer::state()
+  std::vector<ad::Matrix> optimizer;  // ad::Optimizer::take_state(): moved here when saved (epochs.cpp)
   // Seconds spent training so far, by every process that took these epochs
   // and steps: what a choice made after training may spend a share of.
   double seconds = 0;
