@@ -142,7 +142,7 @@ struct TrainOptions {
   FactIndexOptions index;         // the fact index's settings (update_every: steps between index updates)
   // Recall@1 of an approximate fact index against exact search, measured
   // every `recall_every` steps (0 = never; exact indices are never probed)
-  // on `recall_sample` of that step's queries (recall_probe.h).
+  // on `recall_sample` of that step's queries, fewer on large KBs (recall_probe.h).
   int recall_every = 100;
   int recall_sample = 64;
   bool profile = false;           // time each phase of a step (EpochReport::time)

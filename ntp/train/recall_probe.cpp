@@ -5,6 +5,7 @@
 #include "ntp/index/recall.h"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace ntp {
@@ -12,6 +13,20 @@ namespace ntp {
 namespace {
 constexpr std::size_t kRecordedQueries = 4096;         // at most this many of a step's queries are kept
 constexpr std::uint64_t kProbeSeedMix = 0x9e3779b97f4a7c15ull;  // the probe's seed: training's, mixed
+constexpr double kProbeOperations = 32e6;  // what a probe's exact scans may cost, in multiply-adds
+
+// How many queries a probe can afford. The exact scan answers one in about
+// C d + F operations (constant_index.h: a product of the goal's constant with
+// the constant table, then every fact), while a training step costs the same
+// on any KB: with a fixed sample, probing grew to half of a 500,000-fact
+// epoch. Cutting the sample to kProbeOperations keeps it to a few percent
+// (WN18RR: 7 queries; a 2M-fact KB: 1), and leaves small KBs' 64.
+std::size_t affordable_sample(const Model& model, std::size_t wanted) {
+  const double per_query = static_cast<double>(model.constants.value.rows()) * model.dim +
+                           static_cast<double>(model.kb.facts.size());
+  const double affordable = std::max(1.0, std::floor(kProbeOperations / std::max(per_query, 1.0)));
+  return std::min(wanted, static_cast<std::size_t>(affordable));
+}
 }  // namespace
 
 RecallProbe::RecallProbe(const Model& model, FactIndex& facts, const TrainOptions& options)
@@ -19,7 +34,7 @@ RecallProbe::RecallProbe(const Model& model, FactIndex& facts, const TrainOption
       exact_(options.recall_every > 0 && !facts.exact() && model.prover.k_facts > 0 ? make_fact_index(model, "brute")
                                                                                        : nullptr),
       every_(static_cast<std::size_t>(options.recall_every)),
-      sample_(static_cast<std::size_t>(options.recall_sample)),
+      sample_(affordable_sample(model, static_cast<std::size_t>(options.recall_sample))),
       rng_(options.seed ^ kProbeSeedMix) {}
 
 void RecallProbe::before_search(std::size_t step) {

@@ -1,8 +1,10 @@
 // ntp/train/recall_probe.h: how well an approximate fact index finds the
 // nearest facts while the embeddings move under it. Every `recall_every`
 // steps the index records the queries of that step's proof search; a sample
-// of `recall_sample` of them is asked again of an exact (brute force) index,
-// and recall@1 of the approximate answers is summed for the epoch's report.
+// of `recall_sample` of them (fewer on large KBs, where each exact answer
+// costs more: recall_probe.cpp) is asked again of an exact (brute force)
+// index, and recall@1 of the approximate answers is summed for the epoch's
+// report.
 //
 // The sample is drawn from a generator of its own, so probing never changes
 // training's random draws. An exact index, or a search without retrieval
