@@ -53,6 +53,26 @@ double mean(const std::vector<double>& v) { return std::accumulate(v.begin(), v.
 
 ntp::TrainOptions quick_options() { return inverse_rule_training(3, 0.05); }
 
+// An NTPλ model of the inverse KB (ComplEx beside the proofs): dim 10, seed 3.
+ntp::Model complex_model(const InverseKb& data) {
+  ntp::ProverConfig config;
+  config.complex = true;
+  return ntp::make_model(data.kb, 10, config, 3);
+}
+
+// Trains `model` until the `asks`-th time a stop is asked (after a step or
+// an update, and after each epoch), which must come before training ends;
+// returns what the progress printer wrote.
+std::string progress_when_stopped(ntp::Model& model, const ntp::TrainOptions& o, int asks, ntp::TrainingState& state) {
+  std::ostringstream out;
+  ntp::EpochHooks hooks;
+  hooks.progress = &out;
+  int asked = 0;
+  hooks.stop_requested = [&] { return ++asked == asks; };
+  CHECK_FALSE(ntp::train_epochs(model, o, state, hooks));
+  return out.str();
+}
+
 }  // namespace
 
 TEST_CASE("training raises the score of held-out facts derivable by a rule") {
@@ -218,9 +238,7 @@ TEST_CASE("filtered ranking removes known corruptions before ranking") {
 
 TEST_CASE("an NTPλ model's score joins its proof and ComplEx scores by its rule, each part available alone") {
   InverseKb data;
-  ntp::ProverConfig config;
-  config.complex = true;
-  ntp::Model model = ntp::make_model(data.kb, 10, config, 3);
+  ntp::Model model = complex_model(data);
   ntp::TrainOptions o = quick_options();
   o.epochs = 5;
   ntp::train_epochs(model, o);
@@ -277,7 +295,7 @@ TEST_CASE("ComplEx-only epochs train ComplEx alone: rule slots stay, training fa
   InverseKb data;
   ntp::ProverConfig config;
   config.complex = true;
-  const ntp::Model start = ntp::make_model(data.kb, 10, config, 3);
+  const ntp::Model start = ntp::make_model(data.kb, 10, config, 3);  // the k-d tree's model below differs only in its index
   ntp::TrainOptions o = quick_options();
   o.epochs = 30;
   o.learning_rate = 0.1;
@@ -331,9 +349,7 @@ TEST_CASE("ComplEx-only epochs train ComplEx alone: rule slots stay, training fa
 
 TEST_CASE("complex_query_rows: each row times a constant's embedding is ComplEx's logit there") {
   InverseKb data;
-  ntp::ProverConfig config;
-  config.complex = true;
-  ntp::Model model = ntp::make_model(data.kb, 10, config, 3);
+  ntp::Model model = complex_model(data);
   for (int slot : {0, 1}) {
     ad::Tape tape;
     const ad::Matrix rows = tape.value(ntp::complex_query_rows(tape, model, data.kb.facts, slot));
@@ -360,9 +376,7 @@ TEST_CASE("complex_query_rows: each row times a constant's embedding is ComplEx'
 
 TEST_CASE("1-vs-all ComplEx epochs rank each training fact's constants first, and resume inside an epoch with the same model and losses") {
   InverseKb data;
-  ntp::ProverConfig config;
-  config.complex = true;
-  const ntp::Model start = ntp::make_model(data.kb, 10, config, 3);
+  const ntp::Model start = complex_model(data);
   // Raw MRR of the training facts by ComplEx, both arguments; a true
   // constant shares its rank with every constant scored the same or higher.
   const auto training_mrr = [&](const ntp::Model& m) {
@@ -414,9 +428,7 @@ TEST_CASE("1-vs-all ComplEx epochs rank each training fact's constants first, an
 
 TEST_CASE("complex_candidates: every constant, or the update's own and the draws, sorted and the same again") {
   InverseKb data;
-  ntp::ProverConfig config;
-  config.complex = true;
-  const ntp::Model model = ntp::make_model(data.kb, 10, config, 3);
+  const ntp::Model model = complex_model(data);
   const std::vector<ntp::Atom> positives(data.kb.facts.begin(), data.kb.facts.begin() + 2);
   const std::vector<ad::Index> every = ntp::complex_candidates(model, positives, 0, 7, {1, 0});
   CHECK(every.size() == static_cast<std::size_t>(data.kb.constants.size()));
@@ -460,45 +472,31 @@ TEST_CASE("a stop inside an epoch, profiled, says where the time of the steps it
     ntp::TrainOptions o = quick_options();
     o.batch = 2;  // several steps an epoch
     o.profile = profile;
-    std::ostringstream out;
     ntp::TrainingState state;
-    ntp::EpochHooks hooks;
-    hooks.progress = &out;
-    int asked = 0;
-    hooks.stop_requested = [&] { return ++asked == 3; };  // after the third step of epoch 1
-    CHECK_FALSE(ntp::train_epochs(model, o, state, hooks));
+    const std::string out = progress_when_stopped(model, o, 3, state);  // after the third step of epoch 1
     REQUIRE(state.steps_done == 3);
-    const bool told = out.str().find("time of epoch 1's 3 steps run: proof search") != std::string::npos;
+    const bool told = out.find("time of epoch 1's 3 steps run: proof search") != std::string::npos;
     CHECK(told == profile);
   }
 }
 
 TEST_CASE("a stop inside a 1-vs-all ComplEx epoch, profiled, counts the steps run, not the updates") {
   InverseKb data;
-  ntp::ProverConfig config;
-  config.complex = true;
-  ntp::Model model = ntp::make_model(data.kb, 10, config, 3);
+  ntp::Model model = complex_model(data);
   ntp::TrainOptions o = quick_options();
   o.epochs = o.complex_epochs = 2;
   o.complex_loss = ntp::ComplexLoss::All;
   o.complex_batch = 8;  // two steps of 4 an update
   o.profile = true;
-  std::ostringstream out;
   ntp::TrainingState state;
-  ntp::EpochHooks hooks;
-  hooks.progress = &out;
-  int asked = 0;
-  hooks.stop_requested = [&] { return ++asked == 1; };  // after epoch 1's first update: steps 0 and 1
-  CHECK_FALSE(ntp::train_epochs(model, o, state, hooks));
+  const std::string out = progress_when_stopped(model, o, 1, state);  // after epoch 1's first update: steps 0 and 1
   REQUIRE(state.steps_done == 2);
-  CHECK(out.str().find("time of epoch 1's 2 steps run: proof search") != std::string::npos);
+  CHECK(out.find("time of epoch 1's 2 steps run: proof search") != std::string::npos);
 }
 
 TEST_CASE("freeze_kb: the epochs with proofs move the rule slots only, the ComplEx-only epochs everything") {
   InverseKb data;
-  ntp::ProverConfig config;
-  config.complex = true;
-  const ntp::Model start = ntp::make_model(data.kb, 10, config, 3);
+  const ntp::Model start = complex_model(data);
   ntp::TrainOptions o = quick_options();
   o.epochs = 6;
   o.complex_epochs = 3;
